@@ -1,0 +1,23 @@
+// What one parse call produced: records, payloads, warnings and the adapter's saved state.
+#pragma once
+
+#include "records.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace helix {
+
+struct RecordBatch {
+  std::vector<SessionRecord> sessions;
+  std::vector<EventRecord> events;
+  std::vector<UsageRecord> usage;
+  std::vector<WarningRecord> warnings;
+  std::vector<std::string> payloads;
+  std::optional<std::string> saved_state;  // set when the adapter called save_state()
+
+  void clear() { *this = RecordBatch{}; }
+};
+
+}  // namespace helix

@@ -1,0 +1,137 @@
+// helix/json.hpp: optional helpers for adapters that parse JSON records with Boost.JSON.
+//
+// Not part of the ABI: include it only if the plugin links Boost.JSON. It covers what every
+// JSONL adapter needs: lines holding several concatenated objects, deep nesting, invalid UTF-8,
+// typed field access that never throws, and ISO-8601 timestamps.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace helix::json {
+
+// Parses every JSON value on one line ("{...}{...}" included), reusing its buffers.
+class LineParser {
+ public:
+  // Deep enough for real transcripts, shallow enough to bound the parser's stack.
+  static constexpr std::size_t kMaxDepth = 512;
+
+  LineParser() : parser_(boost::json::storage_ptr(), options()) {}
+
+  // Calls `on_value(value, byte_offset_in_line)` for each complete value. Returns an empty
+  // string on success or the reason the rest of the line (from `error_at`) is unusable.
+  std::string parse(std::string_view line,
+                    const std::function<void(const boost::json::value&, std::size_t)>& on_value,
+                    std::size_t* error_at = nullptr) {
+    std::size_t pos = 0;
+    while (true) {
+      while (pos < line.size() && is_space(line[pos])) ++pos;
+      if (pos >= line.size()) return {};
+      parser_.reset();
+      boost::system::error_code ec;
+      std::size_t used = parser_.write_some(line.data() + pos, line.size() - pos, ec);
+      if (ec) {
+        if (error_at) *error_at = pos;
+        return ec.message();
+      }
+      boost::json::value v = parser_.release();
+      on_value(v, pos);
+      pos += used;
+    }
+  }
+
+ private:
+  static boost::json::parse_options options() {
+    boost::json::parse_options o;
+    o.max_depth = kMaxDepth;
+    o.allow_invalid_utf8 = true;  // keep the record; the host repairs text before storing it
+    return o;
+  }
+  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+  boost::json::parser parser_;
+};
+
+// Typed access that answers "absent" instead of throwing.
+inline const boost::json::object* obj(const boost::json::value* v) {
+  return v ? v->if_object() : nullptr;
+}
+inline const boost::json::object* obj(const boost::json::object& o, std::string_view key) {
+  return obj(o.if_contains(key));
+}
+inline const boost::json::array* arr(const boost::json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v ? v->if_array() : nullptr;
+}
+inline std::string_view str(const boost::json::value* v) {
+  if (!v) return {};
+  if (auto* s = v->if_string()) return {s->data(), s->size()};
+  return {};
+}
+inline std::string_view str(const boost::json::object& o, std::string_view key) {
+  return str(o.if_contains(key));
+}
+inline int64_t num(const boost::json::value* v, int64_t fallback = 0) {
+  if (!v) return fallback;
+  if (v->is_int64()) return v->get_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->get_uint64());
+  if (v->is_double()) return static_cast<int64_t>(v->get_double());
+  return fallback;
+}
+inline int64_t num(const boost::json::object& o, std::string_view key, int64_t fallback = 0) {
+  return num(o.if_contains(key), fallback);
+}
+inline double real(const boost::json::value* v, double fallback = 0) {
+  if (!v) return fallback;
+  if (v->is_double()) return v->get_double();
+  if (v->is_int64()) return static_cast<double>(v->get_int64());
+  if (v->is_uint64()) return static_cast<double>(v->get_uint64());
+  return fallback;
+}
+inline bool truthy(const boost::json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_bool() && v->get_bool();
+}
+
+// "2026-06-05T21:59:30.123Z" or "...+02:00" (fraction optional) to Unix ms; 0 if malformed.
+inline int64_t iso8601_ms(std::string_view s) {
+  auto digits = [&](std::size_t at, std::size_t n, int& out) {
+    if (at + n > s.size()) return false;
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+      out = out * 10 + (s[i] - '0');
+    }
+    return true;
+  };
+  int y, mo, d, h, mi, se;
+  if (!digits(0, 4, y) || !digits(5, 2, mo) || !digits(8, 2, d) || !digits(11, 2, h) ||
+      !digits(14, 2, mi) || !digits(17, 2, se))
+    return 0;
+  std::size_t pos = 19;
+  int64_t ms = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    int scale = 100;
+    for (++pos; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos, scale /= 10)
+      ms += (s[pos] - '0') * scale;
+  }
+  int64_t offset_s = 0;
+  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+    int oh = 0, om = 0;
+    if (!digits(pos + 1, 2, oh) || !digits(pos + 4, 2, om)) return 0;
+    offset_s = (oh * 3600 + om * 60) * (s[pos] == '+' ? 1 : -1);
+  }
+  const std::chrono::year_month_day ymd{std::chrono::year{y},
+                                        std::chrono::month{static_cast<unsigned>(mo)},
+                                        std::chrono::day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) return 0;
+  const int64_t days = std::chrono::sys_days{ymd}.time_since_epoch().count();
+  return ((days * 86400 + h * 3600 + mi * 60 + se) - offset_s) * 1000 + ms;
+}
+
+}  // namespace helix::json
