@@ -1,0 +1,80 @@
+// A thin RAII layer over SQLite: one connection, prepared statements, transactions.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace helix {
+
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement(Statement&& other) noexcept;
+
+  // Binding is 1-based as in SQLite. Empty optionals and empty strings bind as written.
+  Statement& bind(int index, int64_t value);
+  Statement& bind(int index, double value);
+  Statement& bind(int index, std::string_view text);
+  Statement& bind_blob(int index, std::string_view bytes);
+  Statement& bind_null(int index);
+  // Binds NULL for an empty string: for optional text columns.
+  Statement& bind_text_or_null(int index, std::string_view text);
+
+  bool step();  // true while a row is available; throws on error
+  void run();   // step to completion, then reset
+  void reset();
+
+  int64_t integer(int column) const;
+  double real(int column) const;
+  std::string text(int column) const;
+  std::string blob(int column) const;
+  bool is_null(int column) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Database {
+ public:
+  // Opens (creating if needed) the file with WAL, a busy timeout and foreign keys on.
+  explicit Database(const std::filesystem::path& file, bool read_only = false);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void exec(std::string_view sql);
+  Statement prepare(std::string_view sql) const { return Statement(db_, sql); }
+  int64_t last_insert_rowid() const;
+  int changes() const;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::filesystem::path path_;
+};
+
+// Commits on commit(), rolls back if destroyed before that.
+class Transaction {
+ public:
+  explicit Transaction(Database& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+}  // namespace helix

@@ -1,0 +1,155 @@
+#include "discovery.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fnmatch.h>
+#include <map>
+#include <set>
+
+namespace helix {
+namespace {
+
+constexpr int kMaxDepth = 16;
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    std::size_t end = s.find(sep, pos);
+    if (end == std::string_view::npos) end = s.size();
+    std::string part(s.substr(pos, end - pos));
+    auto first = part.find_first_not_of(' ');
+    auto last = part.find_last_not_of(' ');
+    if (first != std::string::npos) out.push_back(part.substr(first, last - first + 1));
+    pos = end + 1;
+  }
+  return out;
+}
+
+bool segment_match(const std::string& pattern, const std::string& name) {
+  return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// Appends files under `dir` matching segments[i..].
+void walk(const std::filesystem::path& dir, const std::vector<std::string>& segments,
+          std::size_t i, int depth, std::vector<std::string>& out) {
+  if (depth > kMaxDepth) return;
+  const std::string& seg = segments[i];
+  const bool last = i + 1 == segments.size();
+  std::error_code ec;
+  if (seg == "**") {
+    if (!last) walk(dir, segments, i + 1, depth, out);
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+      if (entry.is_directory(ec) && !entry.is_symlink(ec))
+        walk(entry.path(), segments, i, depth + 1, out);
+    return;
+  }
+  if (!has_wildcard(seg)) {  // literal segment: no directory listing needed
+    auto next = dir / seg;
+    if (last) {
+      if (std::filesystem::is_regular_file(next, ec)) out.push_back(next.string());
+    } else if (std::filesystem::is_directory(next, ec)) {
+      walk(next, segments, i + 1, depth + 1, out);
+    }
+    return;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!segment_match(seg, name)) continue;
+    if (last) {
+      if (entry.is_regular_file(ec)) out.push_back(entry.path().string());
+    } else if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
+      walk(entry.path(), segments, i + 1, depth + 1, out);
+    }
+  }
+}
+
+bool glob_match_segments(const std::vector<std::string>& pat, std::size_t pi,
+                         const std::vector<std::string>& path, std::size_t si) {
+  if (pi == pat.size()) return si == path.size();
+  if (pat[pi] == "**") {
+    for (std::size_t k = si; k <= path.size(); ++k)
+      if (glob_match_segments(pat, pi + 1, path, k)) return true;
+    return false;
+  }
+  return si < path.size() && segment_match(pat[pi], path[si]) &&
+         glob_match_segments(pat, pi + 1, path, si + 1);
+}
+
+}  // namespace
+
+bool glob_match(std::string_view pattern, std::string_view relative_path) {
+  return glob_match_segments(split(pattern, '/'), 0, split(relative_path, '/'), 0);
+}
+
+bool is_credential_file(const std::string& name) {
+  static const char* const kPatterns[] = {
+      ".credentials.json", "credentials.json", "credentials", "auth.json", ".netrc", ".env",
+      "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_ecdsa*", "id_ed25519*", "*.token",
+      "token.json", "oauth*.json"};
+  for (const char* p : kPatterns)
+    if (fnmatch(p, name.c_str(), 0) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> adapter_roots(const helix_adapter_vtable& adapter, const Config& config) {
+  if (adapter.root_env) {
+    const char* env = std::getenv(adapter.root_env);
+    if (env && *env) {
+      std::vector<std::string> roots;
+      for (auto& r : split(env, ',')) roots.push_back(expand_home(r));
+      return roots;
+    }
+  }
+  if (auto it = config.source_roots.find(adapter.flavor); it != config.source_roots.end())
+    return it->second;
+  std::vector<std::string> roots;
+  for (auto r = adapter.default_roots; r && *r; ++r) roots.push_back(expand_home(*r));
+  return roots;
+}
+
+Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config& config) {
+  std::map<std::string, DiscoveredSource> found;
+  Discovery result;
+  for (const PluginInfo* plugin : adapters) {
+    std::set<std::string> roots_seen;
+    for (const auto& root : adapter_roots(*plugin->adapter, config)) {
+      std::error_code ec;
+      auto canonical = std::filesystem::weakly_canonical(root, ec).string();
+      if (ec || !roots_seen.insert(canonical).second) continue;
+      if (!std::filesystem::is_directory(canonical, ec)) continue;
+      for (auto p = plugin->adapter->patterns; p->glob; ++p) {
+        std::vector<std::string> files;
+        walk(canonical, split(p->glob, '/'), 0, 0, files);
+        for (auto& file : files) {
+          if (is_credential_file(std::filesystem::path(file).filename().string())) {
+            result.refused_credentials.push_back(file);
+            continue;
+          }
+          auto& entry = found[file];
+          if (entry.path.empty()) {
+            entry.path = file;
+            entry.layout = p->layout;
+          }
+          if (std::find(entry.found_by.begin(), entry.found_by.end(), plugin->name) ==
+              entry.found_by.end())
+            entry.found_by.push_back(plugin->name);
+        }
+      }
+    }
+  }
+  for (auto& [path, source] : found) {
+    // The same session compressed and plain: the plain file is the one being written.
+    if (path.ends_with(".zst") && found.count(path.substr(0, path.size() - 4))) continue;
+    result.sources.push_back(std::move(source));
+  }
+  std::sort(result.refused_credentials.begin(), result.refused_credentials.end());
+  result.refused_credentials.erase(
+      std::unique(result.refused_credentials.begin(), result.refused_credentials.end()),
+      result.refused_credentials.end());
+  return result;
+}
+
+}  // namespace helix

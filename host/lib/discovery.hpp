@@ -1,0 +1,36 @@
+// Finds candidate source files: each adapter's roots (env override, config, defaults)
+// walked with its glob patterns. Reads directory entries only, never file contents.
+#pragma once
+
+#include "config.hpp"
+#include "plugin_registry.hpp"
+
+#include <string>
+#include <vector>
+
+namespace helix {
+
+struct DiscoveredSource {
+  std::string path;
+  uint32_t layout = HELIX_LAYOUT_LINES;
+  std::vector<std::string> found_by;  // names of the adapters whose patterns matched
+};
+
+struct Discovery {
+  std::vector<DiscoveredSource> sources;  // sorted by path
+  std::vector<std::string> refused_credentials;  // matched a pattern but never opened
+};
+
+// The roots an adapter's sources live under: its environment variable (a comma list) when
+// set, else [sources.<flavor>] roots from the config, else its built-in defaults.
+std::vector<std::string> adapter_roots(const helix_adapter_vtable& adapter, const Config& config);
+
+Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config& config);
+
+// True for file names that hold credentials (auth.json, .credentials.json, keys...).
+bool is_credential_file(const std::string& file_name);
+
+// Glob match of a relative path: '*' and '?' within a segment, "**" across segments.
+bool glob_match(std::string_view pattern, std::string_view relative_path);
+
+}  // namespace helix

@@ -1,0 +1,24 @@
+// Attributes a session to a repository (from its cwd) and a domain (from the configured map).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace helix {
+
+class RepoResolver {
+ public:
+  explicit RepoResolver(std::map<std::string, std::string> repo_domains = {})
+      : repo_domains_(std::move(repo_domains)) {}
+
+  // The enclosing git repository's directory name when the cwd exists here and is inside one,
+  // otherwise the cwd's last path segment. Empty for an empty cwd.
+  std::string repo_for(std::string_view cwd) const;
+  std::string domain_for(std::string_view repo) const;
+
+ private:
+  std::map<std::string, std::string> repo_domains_;
+};
+
+}  // namespace helix

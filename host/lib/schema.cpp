@@ -1,0 +1,162 @@
+#include "schema.hpp"
+
+#include "database.hpp"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace helix {
+namespace {
+
+// Version 1. Tier 1 = sources, events, usage, payload_packs, warnings; sessions carry the
+// lifecycle watermarks (discovered, ingested, analyzed, evicted) that retention works from.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE sources (
+  id              INTEGER PRIMARY KEY,
+  path            TEXT    NOT NULL UNIQUE,
+  dev             INTEGER NOT NULL,
+  ino             INTEGER NOT NULL,
+  size            INTEGER NOT NULL,      -- on disk, at the last visit
+  mtime_ns        INTEGER NOT NULL,
+  compressed      INTEGER NOT NULL DEFAULT 0,
+  layout          INTEGER NOT NULL,      -- HELIX_LAYOUT_*
+  head_len        INTEGER NOT NULL DEFAULT 0,
+  head_hash       INTEGER NOT NULL DEFAULT 0,
+  offset          INTEGER NOT NULL DEFAULT 0,  -- first (decompressed) byte not yet ingested
+  tail_len        INTEGER NOT NULL DEFAULT 0,
+  tail_hash       INTEGER NOT NULL DEFAULT 0,
+  generation      INTEGER NOT NULL DEFAULT 0,  -- bumped when the file is rewritten
+  adapter         TEXT,                  -- sticky claim: the plugin that won the probe
+  adapter_version TEXT,
+  flavor          TEXT,
+  state           TEXT    NOT NULL DEFAULT 'active',  -- active | missing | unclaimed | orphaned
+  adapter_state   BLOB,
+  last_error      TEXT,
+  first_seen_ms   INTEGER NOT NULL,
+  updated_ms      INTEGER NOT NULL
+);
+CREATE INDEX sources_devino ON sources(dev, ino);
+
+CREATE TABLE sessions (
+  uid              TEXT PRIMARY KEY,     -- "<flavor>:<native id>"
+  flavor           TEXT NOT NULL,
+  native_id        TEXT NOT NULL,
+  parent_uid       TEXT,
+  repo             TEXT,
+  domain           TEXT,
+  cwd              TEXT,
+  git_branch       TEXT,
+  model            TEXT,
+  title            TEXT,
+  agent_version    TEXT,
+  started_at_ms    INTEGER,
+  ended_at_ms      INTEGER,
+  outcome          TEXT NOT NULL DEFAULT 'unknown',
+  task_ref         TEXT,
+  source_path      TEXT,                 -- the first source that named the session
+  schema_version   INTEGER NOT NULL DEFAULT 1,
+  discovered_at_ms INTEGER NOT NULL,
+  ingested_at_ms   INTEGER,
+  analyzed_at_ms   INTEGER,
+  evicted_at_ms    INTEGER,
+  next_seq         INTEGER NOT NULL DEFAULT 0
+);
+
+-- Raw records and full texts, zstd-compressed, one pack per session per committed chunk.
+CREATE TABLE payload_packs (
+  id          INTEGER PRIMARY KEY,
+  session_uid TEXT    NOT NULL,
+  source_id   INTEGER NOT NULL,
+  raw_bytes   INTEGER NOT NULL,
+  data        BLOB    NOT NULL
+);
+CREATE INDEX payload_packs_session ON payload_packs(session_uid);
+CREATE INDEX payload_packs_source ON payload_packs(source_id);
+
+CREATE TABLE events (
+  id            INTEGER PRIMARY KEY,
+  session_uid   TEXT    NOT NULL,
+  seq           INTEGER NOT NULL,
+  parent_seq    INTEGER,
+  ts_ms         INTEGER,
+  kind          TEXT    NOT NULL,
+  role          TEXT,
+  tool          TEXT,
+  summary       TEXT,
+  uid           TEXT,
+  parent_uid    TEXT,
+  call_id       TEXT,
+  is_sidechain  INTEGER NOT NULL DEFAULT 0,
+  model         TEXT,
+  source_id     INTEGER NOT NULL,
+  generation    INTEGER NOT NULL,
+  source_offset INTEGER NOT NULL,
+  ordinal       INTEGER NOT NULL,
+  pack_id       INTEGER,
+  payload_off   INTEGER,
+  payload_len   INTEGER,
+  text_off      INTEGER,
+  text_len      INTEGER,
+  UNIQUE (source_id, generation, source_offset, ordinal),
+  UNIQUE (session_uid, seq)
+);
+CREATE UNIQUE INDEX events_native ON events(session_uid, uid, ordinal) WHERE uid IS NOT NULL;
+CREATE INDEX events_call ON events(session_uid, call_id) WHERE call_id IS NOT NULL;
+CREATE INDEX events_source ON events(source_id);
+
+-- One row per model call; `key` de-duplicates repeated usage lines (keep the largest).
+CREATE TABLE usage (
+  key                   TEXT PRIMARY KEY,
+  session_uid           TEXT    NOT NULL,
+  source_id             INTEGER NOT NULL,
+  source_offset         INTEGER NOT NULL,      -- the record that carries the kept usage
+  is_sidechain          INTEGER NOT NULL DEFAULT 0,
+  ts_ms                 INTEGER,
+  model                 TEXT,
+  input_tokens          INTEGER NOT NULL,
+  output_tokens         INTEGER NOT NULL,
+  cache_read_tokens     INTEGER NOT NULL,
+  cache_creation_tokens INTEGER NOT NULL,
+  reasoning_tokens      INTEGER NOT NULL,
+  cost_usd              REAL
+);
+CREATE INDEX usage_session ON usage(session_uid);
+CREATE INDEX usage_source ON usage(source_id);
+
+CREATE TABLE warnings (
+  id            INTEGER PRIMARY KEY,
+  source_id     INTEGER NOT NULL,
+  generation    INTEGER NOT NULL,
+  source_offset INTEGER NOT NULL,
+  category      TEXT    NOT NULL,
+  message       TEXT    NOT NULL,
+  at_ms         INTEGER NOT NULL,
+  UNIQUE (source_id, generation, source_offset, category)
+);
+)sql";
+
+int user_version(Database& db) {
+  auto st = db.prepare("PRAGMA user_version");
+  st.step();
+  return static_cast<int>(st.integer(0));
+}
+
+}  // namespace
+
+void migrate(Database& db) {
+  int version = user_version(db);
+  if (version > kStoreSchemaVersion)
+    throw std::runtime_error(fmt::format(
+        "the store {} has schema version {}, newer than this helix-host understands ({}); "
+        "upgrade helix-host",
+        db.path().string(), version, kStoreSchemaVersion));
+  if (version == kStoreSchemaVersion) return;
+  // auto_vacuum must be chosen before the first table exists: evicted bytes go back to disk.
+  if (version == 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  Transaction tx(db);
+  if (version < 1) db.exec(kSchemaV1);
+  db.exec(fmt::format("PRAGMA user_version = {}", kStoreSchemaVersion));
+  tx.commit();
+}
+
+}  // namespace helix

@@ -1,0 +1,577 @@
+#include "store.hpp"
+
+#include "schema.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <zstd.h>
+
+namespace helix {
+namespace {
+
+constexpr int kPackCompressionLevel = 3;
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string compress(std::string_view raw) {
+  std::string out(ZSTD_compressBound(raw.size()), '\0');
+  std::size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(),
+                                kPackCompressionLevel);
+  if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
+}
+
+std::string decompress(std::string_view packed, int64_t raw_bytes) {
+  std::string out(static_cast<std::size_t>(raw_bytes), '\0');
+  std::size_t n = ZSTD_decompress(out.data(), out.size(), packed.data(), packed.size());
+  if (ZSTD_isError(n) || n != out.size())
+    throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
+  return out;
+}
+
+// Applies the ABI's session merge rule to an in-memory record.
+void merge(SessionRecord& into, const SessionRecord& from) {
+  auto first = [](std::string& a, const std::string& b) { if (a.empty()) a = b; };
+  auto latest = [](std::string& a, const std::string& b) { if (!b.empty()) a = b; };
+  first(into.cwd, from.cwd);
+  first(into.parent_native_id, from.parent_native_id);
+  latest(into.git_branch, from.git_branch);
+  latest(into.model, from.model);
+  latest(into.title, from.title);
+  latest(into.agent_version, from.agent_version);
+  auto widen = [](int64_t& lo, int64_t& hi, int64_t a, int64_t b) {
+    if (a > 0 && (lo == 0 || a < lo)) lo = a;
+    if (b > 0 && b > hi) hi = b;
+  };
+  widen(into.started_at_ms, into.ended_at_ms, from.started_at_ms, from.ended_at_ms);
+}
+
+void touch(SessionRecord& s, int64_t ts) {
+  if (ts <= 0) return;
+  if (s.started_at_ms == 0 || ts < s.started_at_ms) s.started_at_ms = ts;
+  if (ts > s.ended_at_ms) s.ended_at_ms = ts;
+}
+
+SourceCursor read_cursor(const Statement& st) {
+  SourceCursor c;
+  c.id = st.integer(0);
+  c.path = st.text(1);
+  c.dev = static_cast<uint64_t>(st.integer(2));
+  c.ino = static_cast<uint64_t>(st.integer(3));
+  c.size = st.integer(4);
+  c.mtime_ns = st.integer(5);
+  c.compressed = st.integer(6) != 0;
+  c.layout = static_cast<uint32_t>(st.integer(7));
+  c.head_len = st.integer(8);
+  c.head_hash = static_cast<uint64_t>(st.integer(9));
+  c.offset = st.integer(10);
+  c.tail_len = st.integer(11);
+  c.tail_hash = static_cast<uint64_t>(st.integer(12));
+  c.generation = st.integer(13);
+  c.adapter = st.text(14);
+  c.adapter_version = st.text(15);
+  c.flavor = st.text(16);
+  c.state = st.text(17);
+  c.adapter_state = st.blob(18);
+  c.last_error = st.text(19);
+  return c;
+}
+
+constexpr const char* kCursorColumns =
+    "id, path, dev, ino, size, mtime_ns, compressed, layout, head_len, head_hash, offset, "
+    "tail_len, tail_hash, generation, adapter, adapter_version, flavor, state, adapter_state, "
+    "last_error";
+
+// One event's place in its session's pack.
+struct PackSlice {
+  int64_t payload_off = -1, payload_len = 0, text_off = -1, text_len = 0;
+};
+
+}  // namespace
+
+Store::Store(const std::filesystem::path& db_file, bool read_only)
+    : db_([&] {
+        if (!read_only) {
+          auto dir = db_file.parent_path();
+          std::error_code ec;
+          if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
+            std::filesystem::create_directories(dir, ec);
+            if (ec)
+              throw std::runtime_error(fmt::format("cannot create the store directory {}: {}",
+                                                   dir.string(), ec.message()));
+            std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
+          }
+        } else if (!std::filesystem::exists(db_file)) {
+          throw std::runtime_error(fmt::format(
+              "no store at {} yet; run 'helix-host sweep' first", db_file.string()));
+        }
+        return db_file;
+      }(), read_only) {
+  if (!read_only) migrate(db_);
+}
+
+std::optional<SourceCursor> Store::find_source(const std::string& path) {
+  auto st = db_.prepare(fmt::format("SELECT {} FROM sources WHERE path = ?", kCursorColumns));
+  st.bind(1, path);
+  if (!st.step()) return std::nullopt;
+  return read_cursor(st);
+}
+
+std::optional<SourceCursor> Store::find_source_by_identity(uint64_t dev, uint64_t ino) {
+  auto st = db_.prepare(
+      fmt::format("SELECT {} FROM sources WHERE dev = ? AND ino = ?", kCursorColumns));
+  st.bind(1, static_cast<int64_t>(dev)).bind(2, static_cast<int64_t>(ino));
+  if (!st.step()) return std::nullopt;
+  return read_cursor(st);
+}
+
+std::vector<SourceCursor> Store::all_sources() {
+  auto st = db_.prepare(fmt::format("SELECT {} FROM sources ORDER BY path", kCursorColumns));
+  std::vector<SourceCursor> out;
+  while (st.step()) out.push_back(read_cursor(st));
+  return out;
+}
+
+void Store::save_source(SourceCursor& c) {
+  const int64_t now = now_ms();
+  auto st = db_.prepare(R"sql(
+    INSERT INTO sources (id, path, dev, ino, size, mtime_ns, compressed, layout, head_len,
+      head_hash, offset, tail_len, tail_hash, generation, adapter, adapter_version, flavor, state,
+      adapter_state, last_error, first_seen_ms, updated_ms)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+            ?20, ?21, ?21)
+    ON CONFLICT (id) DO UPDATE SET path = ?2, dev = ?3, ino = ?4, size = ?5, mtime_ns = ?6,
+      compressed = ?7, layout = ?8, head_len = ?9, head_hash = ?10, offset = ?11, tail_len = ?12,
+      tail_hash = ?13, generation = ?14, adapter = ?15, adapter_version = ?16, flavor = ?17,
+      state = ?18, adapter_state = ?19, last_error = ?20, updated_ms = ?21)sql");
+  if (c.id > 0) st.bind(1, c.id); else st.bind_null(1);
+  st.bind(2, c.path)
+      .bind(3, static_cast<int64_t>(c.dev))
+      .bind(4, static_cast<int64_t>(c.ino))
+      .bind(5, c.size)
+      .bind(6, c.mtime_ns)
+      .bind(7, static_cast<int64_t>(c.compressed))
+      .bind(8, static_cast<int64_t>(c.layout))
+      .bind(9, c.head_len)
+      .bind(10, static_cast<int64_t>(c.head_hash))
+      .bind(11, c.offset)
+      .bind(12, c.tail_len)
+      .bind(13, static_cast<int64_t>(c.tail_hash))
+      .bind(14, c.generation)
+      .bind_text_or_null(15, c.adapter)
+      .bind_text_or_null(16, c.adapter_version)
+      .bind_text_or_null(17, c.flavor)
+      .bind(18, c.state)
+      .bind_blob(19, c.adapter_state)
+      .bind_text_or_null(20, c.last_error)
+      .bind(21, now);
+  st.run();
+  if (c.id == 0) c.id = db_.last_insert_rowid();
+}
+
+void Store::delete_source_rows(int64_t source_id) {
+  for (const char* table : {"events", "usage", "payload_packs", "warnings"}) {
+    auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE source_id = ?", table));
+    st.bind(1, source_id).run();
+  }
+}
+
+CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
+                                bool new_generation, const RepoResolver& repos) {
+  const int64_t now = now_ms();
+  const std::string prefix = cursor.flavor + ":";
+  CommitStats stats;
+  Transaction tx(db_);
+  if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
+  if (new_generation) delete_source_rows(cursor.id);
+
+  // Sessions: merge this chunk's knowledge in memory, then one upsert per session.
+  std::map<std::string, SessionRecord> touched;
+  for (const auto& s : batch.sessions) {
+    auto& m = touched[s.native_id];
+    m.native_id = s.native_id;
+    merge(m, s);
+  }
+  for (const auto& e : batch.events) touch(touched[e.session_id], e.ts_ms);
+  for (const auto& u : batch.usage) touch(touched[u.session_id], u.ts_ms);
+
+  auto upsert = db_.prepare(R"sql(
+    INSERT INTO sessions (uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch,
+      model, title, agent_version, started_at_ms, ended_at_ms, source_path, discovered_at_ms)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+    ON CONFLICT (uid) DO UPDATE SET
+      parent_uid = COALESCE(parent_uid, excluded.parent_uid),
+      cwd = COALESCE(cwd, excluded.cwd),
+      repo = COALESCE(repo, excluded.repo),
+      domain = COALESCE(domain, excluded.domain),
+      git_branch = COALESCE(excluded.git_branch, git_branch),
+      model = COALESCE(excluded.model, model),
+      title = COALESCE(excluded.title, title),
+      agent_version = COALESCE(excluded.agent_version, agent_version),
+      started_at_ms = CASE WHEN started_at_ms IS NULL OR excluded.started_at_ms < started_at_ms
+                           THEN COALESCE(excluded.started_at_ms, started_at_ms)
+                           ELSE started_at_ms END,
+      ended_at_ms = MAX(COALESCE(ended_at_ms, 0), COALESCE(excluded.ended_at_ms, 0)))sql");
+  for (auto& [id, s] : touched) {
+    std::string repo = repos.repo_for(s.cwd);
+    upsert.bind(1, prefix + id)
+        .bind(2, cursor.flavor)
+        .bind(3, id)
+        .bind_text_or_null(4, s.parent_native_id.empty() ? "" : prefix + s.parent_native_id)
+        .bind_text_or_null(5, repo)
+        .bind_text_or_null(6, repos.domain_for(repo))
+        .bind_text_or_null(7, s.cwd)
+        .bind_text_or_null(8, s.git_branch)
+        .bind_text_or_null(9, s.model)
+        .bind_text_or_null(10, s.title)
+        .bind_text_or_null(11, s.agent_version);
+    if (s.started_at_ms > 0) upsert.bind(12, s.started_at_ms); else upsert.bind_null(12);
+    if (s.ended_at_ms > 0) upsert.bind(13, s.ended_at_ms); else upsert.bind_null(13);
+    upsert.bind(14, cursor.path).bind(15, now);
+    upsert.run();
+  }
+
+  // Events: drop copies of records already stored (same session, uid, ordinal), pack the
+  // payloads and texts of the rest per session, then insert in emission order.
+  auto exists = db_.prepare(
+      "SELECT 1 FROM events WHERE session_uid = ? AND uid = ? AND ordinal = ?");
+  std::set<std::tuple<std::string, std::string, uint32_t>> seen;
+  std::vector<bool> keep(batch.events.size(), true);
+  for (std::size_t i = 0; i < batch.events.size(); ++i) {
+    const auto& e = batch.events[i];
+    if (e.uid.empty()) continue;
+    auto key = std::make_tuple(e.session_id, e.uid, e.ordinal);
+    exists.bind(1, prefix + e.session_id).bind(2, e.uid).bind(3, static_cast<int64_t>(e.ordinal));
+    bool stored = exists.step();
+    exists.reset();
+    if (stored || !seen.insert(key).second) {
+      keep[i] = false;
+      ++stats.events_skipped_as_copies;
+    }
+  }
+
+  std::map<std::string, std::string> pack_bytes;              // session -> raw pack
+  std::map<std::string, std::map<int64_t, int64_t>> shared;   // payload index -> offset
+  std::vector<PackSlice> slices(batch.events.size());
+  for (std::size_t i = 0; i < batch.events.size(); ++i) {
+    if (!keep[i]) continue;
+    const auto& e = batch.events[i];
+    auto& raw = pack_bytes[e.session_id];
+    auto& slice = slices[i];
+    if (e.payload_index >= 0) {
+      const auto& payload = batch.payloads[static_cast<std::size_t>(e.payload_index)];
+      auto [it, fresh] = shared[e.session_id].try_emplace(e.payload_index,
+                                                          static_cast<int64_t>(raw.size()));
+      if (fresh) raw += payload;
+      slice.payload_off = it->second;
+      slice.payload_len = static_cast<int64_t>(payload.size());
+    }
+    if (!e.text.empty()) {
+      slice.text_off = static_cast<int64_t>(raw.size());
+      slice.text_len = static_cast<int64_t>(e.text.size());
+      raw += e.text;
+    }
+  }
+  std::map<std::string, int64_t> pack_ids;
+  auto insert_pack = db_.prepare(
+      "INSERT INTO payload_packs (session_uid, source_id, raw_bytes, data) VALUES (?, ?, ?, ?)");
+  for (const auto& [session_id, raw] : pack_bytes) {
+    if (raw.empty()) continue;
+    insert_pack.bind(1, prefix + session_id)
+        .bind(2, cursor.id)
+        .bind(3, static_cast<int64_t>(raw.size()))
+        .bind_blob(4, compress(raw));
+    insert_pack.run();
+    pack_ids[session_id] = db_.last_insert_rowid();
+  }
+
+  auto next_seq = db_.prepare("SELECT next_seq FROM sessions WHERE uid = ?");
+  auto parent = db_.prepare(
+      "SELECT seq FROM events WHERE session_uid = ? AND uid = ? ORDER BY ordinal DESC LIMIT 1");
+  auto call_tool = db_.prepare(
+      "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
+      "LIMIT 1");
+  auto insert_event = db_.prepare(R"sql(
+    INSERT INTO events (session_uid, seq, parent_seq, ts_ms, kind, role, tool, summary, uid,
+      parent_uid, call_id, is_sidechain, model, source_id, generation, source_offset, ordinal,
+      pack_id, payload_off, payload_len, text_off, text_len)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+            ?20, ?21, ?22)
+    ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql");
+  auto bad_position = db_.prepare(R"sql(
+    INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
+      at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
+  std::map<std::string, int64_t> seqs;
+  for (std::size_t i = 0; i < batch.events.size(); ++i) {
+    if (!keep[i]) continue;
+    const auto& e = batch.events[i];
+    const std::string uid = prefix + e.session_id;
+    auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
+    if (fresh) {
+      next_seq.bind(1, uid);
+      next_seq.step();
+      seq_it->second = next_seq.integer(0);
+      next_seq.reset();
+    }
+    const int64_t seq = seq_it->second;
+    insert_event.bind(1, uid).bind(2, seq);
+    insert_event.bind_null(3);
+    if (!e.parent_uid.empty()) {
+      parent.bind(1, uid).bind(2, e.parent_uid);
+      if (parent.step()) insert_event.bind(3, parent.integer(0));
+      parent.reset();
+    }
+    if (e.ts_ms > 0) insert_event.bind(4, e.ts_ms); else insert_event.bind_null(4);
+    std::string tool = e.tool;
+    if (tool.empty() && !e.call_id.empty()) {
+      call_tool.bind(1, uid).bind(2, e.call_id);
+      if (call_tool.step()) tool = call_tool.text(0);
+      call_tool.reset();
+    }
+    insert_event.bind(5, e.kind)
+        .bind_text_or_null(6, e.role)
+        .bind_text_or_null(7, tool)
+        .bind_text_or_null(8, e.summary)
+        .bind_text_or_null(9, e.uid)
+        .bind_text_or_null(10, e.parent_uid)
+        .bind_text_or_null(11, e.call_id)
+        .bind(12, static_cast<int64_t>((e.flags & 1u) != 0))
+        .bind_text_or_null(13, e.model)
+        .bind(14, cursor.id)
+        .bind(15, cursor.generation)
+        .bind(16, static_cast<int64_t>(e.source_offset))
+        .bind(17, static_cast<int64_t>(e.ordinal));
+    const auto& slice = slices[i];
+    auto pack = pack_ids.find(e.session_id);
+    if (pack != pack_ids.end()) insert_event.bind(18, pack->second); else insert_event.bind_null(18);
+    for (int col = 19; col <= 22; ++col) insert_event.bind_null(col);
+    if (slice.payload_off >= 0) insert_event.bind(19, slice.payload_off).bind(20, slice.payload_len);
+    if (slice.text_off >= 0) insert_event.bind(21, slice.text_off).bind(22, slice.text_len);
+    insert_event.run();
+    if (db_.changes() == 0) {  // an adapter bug: two events claim one position; keep the first
+      bad_position.bind(1, cursor.id)
+          .bind(2, cursor.generation)
+          .bind(3, static_cast<int64_t>(e.source_offset))
+          .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
+                               e.source_offset, e.ordinal))
+          .bind(5, now)
+          .run();
+      continue;
+    }
+    ++seq_it->second;
+    ++stats.events_added;
+  }
+  auto set_seq = db_.prepare(
+      "UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& [uid, seq] : seqs) set_seq.bind(1, seq).bind(2, now).bind(3, uid).run();
+
+  // Usage: one row per model call; a repeated key keeps the record with the largest total.
+  auto usage = db_.prepare(R"sql(
+    INSERT INTO usage (key, session_uid, source_id, is_sidechain, ts_ms, model, input_tokens,
+      output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd,
+      source_offset)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+    ON CONFLICT (key) DO UPDATE SET source_id = excluded.source_id, ts_ms = excluded.ts_ms,
+      source_offset = excluded.source_offset,
+      model = COALESCE(excluded.model, model), input_tokens = excluded.input_tokens,
+      output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+      cache_creation_tokens = excluded.cache_creation_tokens,
+      reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd
+    WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
+          excluded.cache_creation_tokens >
+          input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens)sql");
+  for (std::size_t i = 0; i < batch.usage.size(); ++i) {
+    const auto& u = batch.usage[i];
+    std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor.id, cursor.generation,
+                                                  u.source_offset, i)
+                                    : prefix + u.key;
+    usage.bind(1, key)
+        .bind(2, prefix + u.session_id)
+        .bind(3, cursor.id)
+        .bind(4, static_cast<int64_t>((u.flags & 1u) != 0));
+    if (u.ts_ms > 0) usage.bind(5, u.ts_ms); else usage.bind_null(5);
+    usage.bind_text_or_null(6, u.model)
+        .bind(7, u.input_tokens)
+        .bind(8, u.output_tokens)
+        .bind(9, u.cache_read_tokens)
+        .bind(10, u.cache_creation_tokens)
+        .bind(11, u.reasoning_tokens);
+    if (u.cost_usd >= 0) usage.bind(12, u.cost_usd); else usage.bind_null(12);
+    usage.bind(13, static_cast<int64_t>(u.source_offset));
+    usage.run();
+    ++stats.usage_records;
+  }
+
+  auto warn = db_.prepare(R"sql(
+    INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
+      at_ms) VALUES (?, ?, ?, ?, ?, ?))sql");
+  for (const auto& w : batch.warnings) {
+    warn.bind(1, cursor.id)
+        .bind(2, cursor.generation)
+        .bind(3, static_cast<int64_t>(w.source_offset))
+        .bind(4, w.category)
+        .bind(5, w.message)
+        .bind(6, now);
+    warn.run();
+  }
+
+  save_source(cursor);
+  tx.commit();
+  return stats;
+}
+
+std::vector<SessionRow> Store::sessions(const SessionFilter& filter) {
+  return query_sessions(filter, "");
+}
+
+std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const std::string& uid) {
+  std::string sql = R"sql(
+    SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
+      s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
+      s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
+      s.evicted_at_ms, s.schema_version,
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid),
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'user_msg'
+         AND e.is_sidechain = 0),
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'retry'),
+      (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
+         (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
+      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost
+    FROM sessions s
+    LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+                 SUM(cache_read_tokens) AS cache_read,
+                 SUM(cache_creation_tokens) AS cache_creation,
+                 SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
+               FROM usage GROUP BY session_uid) u ON u.session_uid = s.uid
+    WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
+      AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
+      AND (?4 = '' OR s.uid = ?4)
+    ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+  auto st = db_.prepare(sql);
+  st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
+  std::vector<SessionRow> out;
+  auto read = [&](Statement& q) {
+    SessionRow r;
+    std::string* texts[] = {&r.uid,   &r.flavor,        &r.native_id, &r.parent_uid, &r.repo,
+                            &r.domain, &r.cwd,          &r.git_branch, &r.model,     &r.title,
+                            &r.agent_version, &r.outcome, &r.task_ref, &r.source_path};
+    for (int i = 0; i < 14; ++i) *texts[i] = q.text(i);
+    int64_t* ints[] = {&r.started_at_ms,  &r.ended_at_ms,    &r.discovered_at_ms,
+                       &r.ingested_at_ms, &r.analyzed_at_ms, &r.evicted_at_ms,
+                       &r.schema_version, &r.event_count,    &r.turns,
+                       &r.retries,        &r.source_bytes,   &r.usage.input_tokens,
+                       &r.usage.output_tokens, &r.usage.cache_read_tokens,
+                       &r.usage.cache_creation_tokens, &r.usage.reasoning_tokens};
+    for (int i = 0; i < 16; ++i) *ints[i] = q.integer(14 + i);
+    r.usage.cost_usd = q.real(30);
+    return r;
+  };
+  while (st.step()) out.push_back(read(st));
+  return out;
+}
+
+std::optional<SessionRow> Store::session(const std::string& uid) {
+  auto rows = query_sessions(SessionFilter{}, uid);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
+}
+
+std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
+  auto st = db_.prepare(R"sql(
+    SELECT e.seq, e.parent_seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool,
+      e.summary, e.uid, e.parent_uid, e.call_id, e.model, src.path, e.is_sidechain, e.pack_id,
+      e.payload_off, e.payload_len, e.text_off, e.text_len,
+      CASE WHEN e.ordinal = 0 THEN (SELECT SUM(u.input_tokens + u.output_tokens +
+             u.cache_read_tokens + u.cache_creation_tokens) FROM usage u
+           WHERE u.source_id = e.source_id AND u.source_offset = e.source_offset) END
+    FROM events e JOIN sources src ON src.id = e.source_id
+    WHERE e.session_uid = ? ORDER BY e.seq)sql");
+  st.bind(1, uid);
+  auto pack = db_.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  std::map<int64_t, std::string> packs;
+  auto slice = [&](int64_t pack_id, int64_t off, int64_t len) -> std::string {
+    auto it = packs.find(pack_id);
+    if (it == packs.end()) {
+      pack.bind(1, pack_id);
+      std::string raw = pack.step() ? decompress(pack.blob(1), pack.integer(0)) : std::string();
+      pack.reset();
+      it = packs.emplace(pack_id, std::move(raw)).first;
+    }
+    if (off < 0 || off + len > static_cast<int64_t>(it->second.size())) return {};
+    return it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+  };
+  std::vector<EventRow> out;
+  while (st.step()) {
+    EventRow r;
+    r.seq = st.integer(0);
+    r.parent_seq = st.is_null(1) ? -1 : st.integer(1);
+    r.ts_ms = st.integer(2);
+    r.source_offset = st.integer(3);
+    r.ordinal = st.integer(4);
+    r.kind = st.text(5);
+    r.role = st.text(6);
+    r.tool = st.text(7);
+    r.summary = st.text(8);
+    r.uid = st.text(9);
+    r.parent_uid = st.text(10);
+    r.call_id = st.text(11);
+    r.model = st.text(12);
+    r.source_path = st.text(13);
+    r.is_sidechain = st.integer(14) != 0;
+    r.tokens = st.integer(20);
+    if (!st.is_null(15)) {
+      const int64_t pack_id = st.integer(15);
+      if (!st.is_null(16))
+        r.payload_ref = fmt::format("blob://pack/{}/{}+{}", pack_id, st.integer(16),
+                                    st.integer(17));
+      if (with_bodies) {
+        if (!st.is_null(16)) r.payload = slice(pack_id, st.integer(16), st.integer(17));
+        if (!st.is_null(18)) r.text = slice(pack_id, st.integer(18), st.integer(19));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+StoreStatus Store::status() {
+  StoreStatus s;
+  auto count = [&](const char* sql) {
+    auto st = db_.prepare(sql);
+    st.step();
+    return st.integer(0);
+  };
+  s.sessions = count("SELECT COUNT(*) FROM sessions");
+  s.events = count("SELECT COUNT(*) FROM events");
+  s.sources = count("SELECT COUNT(*) FROM sources");
+  s.warnings = count("SELECT COUNT(*) FROM warnings");
+  s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+  // Measured, not estimated: the pages each table and index occupies (dbstat).
+  s.tier1_bytes = count(R"sql(
+    SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
+      SELECT name FROM sqlite_schema WHERE tbl_name IN
+        ('sources', 'sessions', 'events', 'usage', 'payload_packs', 'warnings')))sql");
+  s.tier2_bytes = 0;  // no Tier 2 tables yet (digests arrive with the digester plugins)
+  auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
+  while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
+  return s;
+}
+
+std::filesystem::path resolve_store_file(const std::string& store_dir_option,
+                                         const std::string& configured_dir) {
+  if (!store_dir_option.empty()) return std::filesystem::path(store_dir_option) / "helix.db";
+  if (const char* env = std::getenv("HELIX_STORE_DB"); env && *env) return env;
+  return std::filesystem::path(configured_dir) / "helix.db";
+}
+
+}  // namespace helix

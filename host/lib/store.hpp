@@ -1,0 +1,90 @@
+// The Helix store: one SQLite file holding Tier 1 (sources, events, usage, payload packs) and
+// the session rows. All writes of one ingested chunk commit in one transaction.
+#pragma once
+
+#include "database.hpp"
+#include "record_batch.hpp"
+#include "repo_resolver.hpp"
+#include "source_cursor.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace helix {
+
+struct UsageTotals {
+  int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
+          reasoning_tokens = 0;
+  double cost_usd = 0;  // only what agents reported themselves
+};
+
+struct SessionRow {
+  std::string uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch, model, title,
+      agent_version, outcome, task_ref, source_path;
+  int64_t started_at_ms = 0, ended_at_ms = 0;  // 0 = unknown
+  int64_t discovered_at_ms = 0, ingested_at_ms = 0, analyzed_at_ms = 0, evicted_at_ms = 0;
+  int64_t schema_version = 0, event_count = 0, turns = 0, retries = 0, source_bytes = 0;
+  UsageTotals usage;
+};
+
+struct EventRow {
+  int64_t seq = 0, parent_seq = -1, ts_ms = 0, source_offset = 0, ordinal = 0;
+  std::string kind, role, tool, summary, uid, parent_uid, call_id, model, source_path,
+      payload_ref, text, payload;
+  bool is_sidechain = false;
+  int64_t tokens = 0;  // usage of the model call whose kept record this is (ordinal 0 only)
+};
+
+struct SessionFilter {
+  std::string flavor, repo;
+  int64_t since_ms = 0;  // sessions active at or after this time
+};
+
+struct StoreStatus {
+  int64_t sessions = 0, events = 0, sources = 0, tier1_bytes = 0, tier2_bytes = 0,
+          file_bytes = 0, warnings = 0;
+  std::vector<std::pair<std::string, int64_t>> sources_by_state;
+};
+
+// What one committed chunk added.
+struct CommitStats {
+  int64_t events_added = 0, events_skipped_as_copies = 0, usage_records = 0;
+};
+
+class Store {
+ public:
+  // Opens or creates the store file (its directory is created private to the user).
+  explicit Store(const std::filesystem::path& db_file, bool read_only = false);
+
+  const std::filesystem::path& path() const { return db_.path(); }
+  Database& database() { return db_; }
+
+  std::optional<SourceCursor> find_source(const std::string& path);
+  std::optional<SourceCursor> find_source_by_identity(uint64_t dev, uint64_t ino);
+  std::vector<SourceCursor> all_sources();
+  // Inserts or updates the cursor row outside of any chunk (claims, visits, state changes).
+  void save_source(SourceCursor& cursor);
+
+  // Stores one parsed chunk and the advanced cursor atomically. With `new_generation`, every
+  // row the source produced before is deleted in the same transaction.
+  CommitStats commit_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
+                           const RepoResolver& repos);
+
+  std::vector<SessionRow> sessions(const SessionFilter& filter);
+  std::optional<SessionRow> session(const std::string& uid);
+  std::vector<EventRow> events(const std::string& uid, bool with_bodies);
+  StoreStatus status();
+
+ private:
+  void delete_source_rows(int64_t source_id);
+  std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
+  Database db_;
+};
+
+// The store file to use: --store DIR, else HELIX_STORE_DB, else the configured directory.
+std::filesystem::path resolve_store_file(const std::string& store_dir_option,
+                                         const std::string& configured_dir);
+
+}  // namespace helix

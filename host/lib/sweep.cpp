@@ -1,0 +1,294 @@
+#include "sweep.hpp"
+
+#include "source_file.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+
+namespace helix {
+namespace {
+
+constexpr int64_t kHeadBytes = 4096;  // identity fingerprint of a file's beginning
+constexpr int64_t kTailBytes = 256;   // fingerprint of the bytes just before the offset
+constexpr std::size_t kProbeBytes = 64 * 1024;
+
+bool same_file_state(const SourceCursor& c, const FileIdentity& id) {
+  return c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.mtime_ns == id.mtime_ns;
+}
+
+void adopt_identity(SourceCursor& c, const FileIdentity& id) {
+  c.dev = id.dev;
+  c.ino = id.ino;
+  c.size = id.size;
+  c.mtime_ns = id.mtime_ns;
+}
+
+}  // namespace
+
+Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config)
+    : store_(store), plugins_(plugins), config_(config), repos_(config.repo_domains) {}
+
+Sweep::~Sweep() = default;
+
+const AdapterInstance& Sweep::instance(const PluginInfo& plugin) {
+  auto& slot = instances_[plugin.name];
+  if (!slot) {
+    auto it = config_.adapter_settings.find(plugin.name);
+    slot = std::make_unique<AdapterInstance>(
+        plugin, it == config_.adapter_settings.end() ? "{}" : it->second);
+  }
+  return *slot;
+}
+
+SweepReport Sweep::run(const SweepProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  SweepReport report;
+  Discovery discovery = discover(plugins_.adapters(), config_);
+  for (const auto& path : discovery.refused_credentials)
+    report.problems.push_back(fmt::format("{}: a credentials file; helix never opens these", path));
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < discovery.sources.size(); ++i) {
+    const auto& source = discovery.sources[i];
+    seen.insert(source.path);
+    visit(source, report);
+    if (progress) progress(i + 1, discovery.sources.size(), source.path);
+  }
+  mark_missing(seen, report);
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+SweepReport Sweep::run_paths(const std::vector<std::string>& paths) {
+  SweepReport report;
+  for (const auto& path : paths) {
+    DiscoveredSource source;
+    source.path = path;
+    visit(source, report);
+  }
+  return report;
+}
+
+void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
+  ++report.sources_seen;
+  try {
+    SourceFile file(source.path);
+    const FileIdentity& id = file.identity();
+    std::optional<SourceCursor> cursor = store_.find_source(source.path);
+    if (!cursor) {
+      // A known file under a new name (renamed or rotated) keeps its cursor.
+      auto moved = store_.find_source_by_identity(id.dev, id.ino);
+      std::error_code ec;
+      if (moved && !std::filesystem::exists(moved->path, ec)) {
+        moved->path = source.path;
+        cursor = std::move(moved);
+      }
+    }
+    if (cursor && cursor->state == "active" && same_file_state(*cursor, id)) {
+      ++report.sources_unchanged;
+      return;
+    }
+    bool is_new = !cursor;
+    if (is_new) {
+      cursor.emplace();
+      cursor->path = source.path;
+      cursor->layout = source.layout;
+      adopt_identity(*cursor, id);
+      cursor->compressed = file.compressed();
+    }
+    if (cursor->adapter.empty() && !claim(*cursor, file, source, report)) return;
+    const PluginInfo* plugin = plugins_.find(cursor->adapter);
+    if (!plugin) {
+      cursor->state = "orphaned";
+      store_.save_source(*cursor);
+      report.problems.push_back(fmt::format(
+          "{}: claimed by plugin '{}', which is not loaded; left unread until it is back",
+          source.path, cursor->adapter));
+      return;
+    }
+    is_new ? ++report.sources_new : ++report.sources_changed;
+    const AdapterInstance& adapter = instance(*plugin);
+    cursor->state = "active";
+    cursor->last_error.clear();
+    if (cursor->layout == HELIX_LAYOUT_DOCUMENT) {
+      adopt_identity(*cursor, id);
+      ingest_document(*cursor, file, adapter, report);
+      return;
+    }
+    bool new_generation = needs_new_generation(*cursor, file);
+    if (new_generation) {
+      ++report.sources_rewritten;
+      ++cursor->generation;
+      cursor->offset = cursor->head_len = cursor->tail_len = 0;
+      cursor->head_hash = cursor->tail_hash = 0;
+      cursor->adapter_state.clear();
+    }
+    adopt_identity(*cursor, id);
+    ingest_lines(*cursor, file, adapter, new_generation, report);
+  } catch (const std::exception& e) {
+    ++report.sources_failed;
+    report.problems.push_back(fmt::format("{}: {}", source.path, e.what()));
+  }
+}
+
+bool Sweep::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource& source,
+                  SweepReport& report) {
+  std::string head = file.read(0, kProbeBytes);
+  int best = 0;
+  const PluginInfo* winner = nullptr;
+  for (const PluginInfo* plugin : plugins_.adapters()) {
+    int score = instance(*plugin).probe(source.path, head, static_cast<uint64_t>(file.identity().size));
+    if (score > best) {  // ties go to the plugin loaded first (name order): deterministic
+      best = score;
+      winner = plugin;
+    }
+  }
+  if (!winner) {
+    ++report.sources_unclaimed;
+    cursor.state = "unclaimed";
+    store_.save_source(cursor);
+    report.problems.push_back(fmt::format(
+        "{}: no loaded plugin recognises this file (every probe scored 0); left unread",
+        source.path));
+    return false;
+  }
+  cursor.adapter = winner->name;
+  cursor.adapter_version = winner->version;
+  cursor.flavor = winner->adapter->flavor;
+  // The claimer's own pattern decides how the file is read, when it has one for this path.
+  for (const auto& root : adapter_roots(*winner->adapter, config_)) {
+    std::error_code ec;
+    auto base = std::filesystem::weakly_canonical(root, ec).string() + "/";
+    if (ec || !source.path.starts_with(base)) continue;
+    for (auto p = winner->adapter->patterns; p->glob; ++p)
+      if (glob_match(p->glob, source.path.substr(base.size()))) {
+        cursor.layout = p->layout;
+        return true;
+      }
+  }
+  if (cursor.layout == 0) cursor.layout = HELIX_LAYOUT_LINES;
+  return true;
+}
+
+bool Sweep::needs_new_generation(const SourceCursor& cursor, SourceFile& file) {
+  if (cursor.offset == 0) return false;
+  if (!file.compressed() && file.identity().size < cursor.offset) return true;  // truncated
+  if (cursor.head_len > 0 && file.hash(0, cursor.head_len) != cursor.head_hash) return true;
+  if (cursor.tail_len > 0 &&
+      file.hash(cursor.offset - cursor.tail_len, cursor.tail_len) != cursor.tail_hash)
+    return true;  // rewritten in place behind the offset
+  return false;
+}
+
+void Sweep::commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
+                   SweepReport& report) {
+  CommitStats stats = store_.commit_chunk(cursor, batch, new_generation, repos_);
+  report.events_added += stats.events_added;
+  report.copies_skipped += stats.events_skipped_as_copies;
+  report.usage_records += stats.usage_records;
+  for (const auto& w : batch.warnings) ++report.warnings_by_category[w.category];
+  for (const auto& e : batch.events) report.sessions_touched.insert(cursor.flavor + ":" + e.session_id);
+  for (const auto& s : batch.sessions) report.sessions_touched.insert(cursor.flavor + ":" + s.native_id);
+}
+
+void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
+                         bool new_generation, SweepReport& report) {
+  const auto chunk = static_cast<std::size_t>(config_.chunk_bytes);
+  const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
+  bool committed = false;
+  while (true) {
+    const int64_t pos = cursor.offset;
+    std::string buf = file.read(pos, chunk);
+    if (buf.empty()) break;
+    std::size_t newline = buf.rfind('\n');
+    bool partial_last_line = false;
+    while (newline == std::string::npos && buf.size() < max_record) {  // one long line
+      std::string more = file.read(pos + static_cast<int64_t>(buf.size()), chunk);
+      if (more.empty()) {
+        partial_last_line = true;  // the writer may still be in the middle of it
+        break;
+      }
+      std::size_t at = more.find('\n');
+      buf += more;
+      if (at != std::string::npos) newline = buf.size() - more.size() + at;
+    }
+    if (partial_last_line) break;
+    RecordBatch batch;
+    if (newline == std::string::npos) {
+      // A record larger than max_record_bytes: skip to its end, report it, keep going.
+      int64_t end = pos + static_cast<int64_t>(buf.size());
+      std::size_t at = std::string::npos;
+      while (at == std::string::npos) {
+        std::string more = file.read(end, chunk);
+        if (more.empty()) return;  // no end yet: wait for the writer
+        at = more.find('\n');
+        end += static_cast<int64_t>(at == std::string::npos ? more.size() : at + 1);
+      }
+      batch.warnings.push_back({static_cast<uint64_t>(pos), "record_too_large",
+                                fmt::format("a {} byte record exceeds sweep.max_record_bytes "
+                                            "({}); skipped",
+                                            end - pos, max_record)});
+      buf.clear();
+      cursor.offset = end;
+    } else {
+      buf.resize(newline + 1);
+      adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
+                    cursor.adapter_state, batch);
+      if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
+      cursor.offset = pos + static_cast<int64_t>(buf.size());
+    }
+    report.bytes_read += cursor.offset - pos;
+    // Fingerprints: the file's first bytes (identity) and the bytes before the new offset.
+    if (cursor.head_len < kHeadBytes) {
+      cursor.head_len = std::min(kHeadBytes, cursor.offset);
+      cursor.head_hash = pos == 0 && !buf.empty() && static_cast<int64_t>(buf.size()) >= cursor.head_len
+                             ? hash_bytes(std::string_view(buf).substr(0, static_cast<std::size_t>(cursor.head_len)))
+                             : file.hash(0, cursor.head_len);
+    }
+    cursor.tail_len = std::min(kTailBytes, cursor.offset);
+    cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
+                           ? hash_bytes(std::string_view(buf).substr(buf.size() - static_cast<std::size_t>(cursor.tail_len)))
+                           : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
+    commit(cursor, batch, new_generation && !committed, report);
+    committed = true;
+  }
+  if (!committed) {
+    if (new_generation) commit(cursor, RecordBatch{}, true, report);  // emptied: drop old rows
+    else store_.save_source(cursor);
+  }
+}
+
+void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
+                            const AdapterInstance& adapter, SweepReport& report) {
+  const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
+  std::string doc = file.read(0, max_record + 1);
+  RecordBatch batch;
+  if (doc.size() > max_record) {
+    batch.warnings.push_back({0, "record_too_large",
+                              fmt::format("document larger than sweep.max_record_bytes ({}); "
+                                          "skipped",
+                                          max_record)});
+  } else {
+    adapter.parse(cursor.path, HELIX_LAYOUT_DOCUMENT, 0, doc, "", batch);
+  }
+  report.bytes_read += static_cast<int64_t>(doc.size());
+  cursor.offset = static_cast<int64_t>(std::min(doc.size(), max_record));
+  cursor.head_len = std::min<int64_t>(kHeadBytes, cursor.offset);
+  cursor.head_hash = hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
+  cursor.tail_len = 0;
+  ++cursor.generation;  // a document is replaced whole: its earlier rows go
+  commit(cursor, batch, true, report);
+}
+
+void Sweep::mark_missing(const std::set<std::string>& seen, SweepReport& report) {
+  for (auto& cursor : store_.all_sources()) {
+    if (seen.count(cursor.path) || cursor.state == "missing") continue;
+    std::error_code ec;
+    if (std::filesystem::exists(cursor.path, ec)) continue;
+    cursor.state = "missing";  // its rows stay: agents delete old transcripts, we keep them
+    store_.save_source(cursor);
+    ++report.sources_missing;
+  }
+}
+
+}  // namespace helix
