@@ -60,8 +60,9 @@ std::string one_line(std::string_view in, std::size_t max_chars) {
       break;
     }
     char c = in[i];
-    if (n == 1 && (c == '\n' || c == '\r' || c == '\t')) {
+    if (n == 1 && (c == '\n' || c == '\r' || c == '\t' || c == ' ')) {
       if (!out.empty() && out.back() != ' ') out += ' ';
+      else --chars;  // a folded run counts once
     } else {
       out.append(in.substr(i, n));
     }

@@ -1,0 +1,193 @@
+// The store: a real SQLite file, written through commit_chunk and read back.
+#define BOOST_TEST_MODULE store
+#include <boost/test/unit_test.hpp>
+
+#include "database.hpp"
+#include "schema.hpp"
+#include "store.hpp"
+#include "temp_dir.hpp"
+
+using namespace helix;
+
+namespace {
+
+struct StoreFixture {
+  test::TempDir dir;
+  Store store{dir / "store/helix.db"};
+  RepoResolver repos{{{"proj", "forge"}}};
+  SourceCursor cursor;
+
+  StoreFixture() {
+    cursor.path = (dir / "source.jsonl").string();
+    cursor.flavor = "demo";
+    cursor.adapter = "demo";
+    cursor.layout = 1;
+  }
+
+  EventRecord event(std::string session, uint64_t offset, std::string kind, std::string uid = "",
+                    std::string parent = "") {
+    EventRecord e;
+    e.session_id = std::move(session);
+    e.source_offset = offset;
+    e.kind = std::move(kind);
+    e.uid = std::move(uid);
+    e.parent_uid = std::move(parent);
+    e.ts_ms = 1700000000000 + static_cast<int64_t>(offset);
+    return e;
+  }
+
+  UsageRecord usage(std::string key, int64_t in, int64_t out, uint64_t offset) {
+    UsageRecord u;
+    u.session_id = "s1";
+    u.key = std::move(key);
+    u.input_tokens = in;
+    u.output_tokens = out;
+    u.cache_read_tokens = 100;
+    u.source_offset = offset;
+    return u;
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(store, StoreFixture)
+
+BOOST_AUTO_TEST_CASE(round_trip_keeps_fields_bodies_and_links) {
+  RecordBatch batch;
+  SessionRecord s;
+  s.native_id = "s1";
+  s.cwd = "/nowhere/proj";
+  s.title = "first title";
+  s.model = "m1";
+  batch.sessions.push_back(s);
+  s.cwd = "/elsewhere/other";  // cwd: the first known value wins
+  s.title = "second title";    // title: the latest wins
+  s.model = "";                // empty never erases
+  batch.sessions.push_back(s);
+  batch.payloads = {R"({"raw":1})"};
+  auto call = event("s1", 0, "tool_call", "u1");
+  call.tool = "Bash";
+  call.call_id = "c1";
+  call.text = "ls -la";
+  call.payload_index = 0;
+  auto result = event("s1", 20, "tool_result", "u2", "u1");
+  result.call_id = "c1";  // no tool: inherited from the call
+  result.text = "total 0";
+  batch.events = {call, result};
+  cursor.offset = 40;
+  auto stats = store.commit_chunk(cursor, batch, false, repos);
+  BOOST_TEST(stats.events_added == 2);
+  BOOST_TEST(cursor.id > 0);
+
+  auto row = store.session("demo:s1");
+  BOOST_REQUIRE(row);
+  BOOST_TEST(row->cwd == "/nowhere/proj");
+  BOOST_TEST(row->repo == "proj");
+  BOOST_TEST(row->domain == "forge");
+  BOOST_TEST(row->title == "second title");
+  BOOST_TEST(row->model == "m1");
+  BOOST_TEST(row->event_count == 2);
+  BOOST_TEST(row->started_at_ms == 1700000000000);
+  BOOST_TEST(row->ended_at_ms == 1700000000020);
+
+  auto events = store.events("demo:s1", true);
+  BOOST_REQUIRE(events.size() == 2u);
+  BOOST_TEST(events[0].seq == 0);
+  BOOST_TEST(events[0].text == "ls -la");
+  BOOST_TEST(events[0].payload == R"({"raw":1})");
+  BOOST_TEST(events[0].payload_ref.rfind("blob://pack/", 0) == 0u);
+  BOOST_TEST(events[1].parent_seq == 0);
+  BOOST_TEST(events[1].tool == "Bash");
+  BOOST_TEST(events[1].text == "total 0");
+  BOOST_TEST(events[1].payload.empty());
+
+  auto stored = store.find_source(cursor.path);
+  BOOST_REQUIRE(stored);
+  BOOST_TEST(stored->offset == 40);
+}
+
+BOOST_AUTO_TEST_CASE(usage_keeps_the_largest_record_per_key) {
+  RecordBatch batch;
+  batch.usage = {usage("msg1/req1", 10, 8, 0), usage("msg1/req1", 10, 143, 50),
+                 usage("msg1/req1", 10, 20, 90), usage("", 5, 5, 120), usage("", 5, 5, 130)};
+  store.commit_chunk(cursor, batch, false, repos);
+  auto row = store.session("demo:s1");
+  BOOST_REQUIRE(row);
+  BOOST_TEST(row->usage.input_tokens == 10 + 5 + 5);  // keyless records are each unique
+  BOOST_TEST(row->usage.output_tokens == 143 + 5 + 5);
+  BOOST_TEST(row->usage.cache_read_tokens == 300);
+}
+
+BOOST_AUTO_TEST_CASE(copies_of_a_record_are_stored_once) {
+  RecordBatch first;
+  first.events = {event("s1", 0, "user_msg", "u1"), event("s1", 10, "assistant_msg", "u2")};
+  store.commit_chunk(cursor, first, false, repos);
+  SourceCursor other = cursor;  // the same records copied into another file (a resume)
+  other.id = 0;
+  other.path = (dir / "copy.jsonl").string();
+  RecordBatch copy;
+  copy.events = {event("s1", 0, "user_msg", "u1"), event("s1", 10, "assistant_msg", "u2"),
+                 event("s1", 20, "user_msg", "u3")};
+  auto stats = store.commit_chunk(other, copy, false, repos);
+  BOOST_TEST(stats.events_added == 1);
+  BOOST_TEST(stats.events_skipped_as_copies == 2);
+  BOOST_TEST(store.events("demo:s1", false).size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_new_generation_replaces_the_source_rows_atomically) {
+  RecordBatch batch;
+  batch.events = {event("s1", 0, "user_msg"), event("s1", 10, "assistant_msg")};
+  batch.usage = {usage("k", 1, 1, 10)};
+  store.commit_chunk(cursor, batch, false, repos);
+  ++cursor.generation;
+  RecordBatch rewritten;
+  rewritten.events = {event("s1", 0, "user_msg")};
+  store.commit_chunk(cursor, rewritten, true, repos);
+  BOOST_TEST(store.events("demo:s1", false).size() == 1u);
+  BOOST_TEST(store.session("demo:s1")->usage.input_tokens == 0);
+}
+
+BOOST_AUTO_TEST_CASE(two_events_at_one_position_keep_the_first_and_warn) {
+  RecordBatch batch;
+  batch.events = {event("s1", 0, "user_msg"), event("s1", 0, "assistant_msg")};
+  auto stats = store.commit_chunk(cursor, batch, false, repos);
+  BOOST_TEST(stats.events_added == 1);
+  BOOST_TEST(store.status().warnings == 1);
+}
+
+BOOST_AUTO_TEST_CASE(status_measures_tier1_bytes) {
+  auto before = store.status().tier1_bytes;
+  RecordBatch batch;
+  for (int i = 0; i < 200; ++i) {
+    auto e = event("s1", static_cast<uint64_t>(i) * 100, "assistant_msg");
+    e.text = std::string(2000, static_cast<char>('a' + i % 26)) + std::to_string(i);
+    batch.events.push_back(e);
+  }
+  store.commit_chunk(cursor, batch, false, repos);
+  auto after = store.status();
+  BOOST_TEST(after.events == 200);
+  BOOST_TEST(after.tier1_bytes > before);
+  BOOST_TEST(after.tier1_bytes <= after.file_bytes);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(a_store_from_a_newer_helix_is_refused) {
+  test::TempDir dir;
+  {
+    Database db(dir / "helix.db");
+    db.exec("PRAGMA user_version = 99");
+  }
+  BOOST_CHECK_EXCEPTION(Store(dir / "helix.db"), std::runtime_error, [](const std::exception& e) {
+    return std::string(e.what()).find("newer than this helix-host") != std::string::npos;
+  });
+}
+
+BOOST_AUTO_TEST_CASE(reading_a_missing_store_says_to_sweep_first) {
+  test::TempDir dir;
+  BOOST_CHECK_EXCEPTION(Store(dir / "none/helix.db", true), std::runtime_error,
+                        [](const std::exception& e) {
+                          return std::string(e.what()).find("run 'helix-host sweep'") !=
+                                 std::string::npos;
+                        });
+}
