@@ -1,0 +1,221 @@
+// chat_history.jsonl: the model-facing conversation, current ("type"-tagged ConversationItem)
+// and legacy ("role"-tagged Chat Completions) forms. Rewritten in place on compaction and
+// rewind; the host then replaces this source's rows, so the parse simply restarts.
+#include "grok_parsers.hpp"
+
+#include <charconv>
+
+namespace grok {
+namespace {
+
+using boost::json::object;
+using helix::json::arr;
+using helix::json::num;
+using helix::json::obj;
+using helix::json::str;
+
+class ChatParser {
+ public:
+  ChatParser(helix::ParseContext& ctx, const SourcePath& source) : ctx_(ctx), source_(source) {}
+
+  void run() {
+    const std::string_view state = ctx_.state();  // the latest prompt index, as text
+    if (!state.empty()) std::from_chars(state.data(), state.data() + state.size(), prompt_index_);
+    for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
+      for_each_record(ctx_, parser_, line, offset,
+                      [&](const object& item, std::string_view raw, uint64_t at) {
+                        raw_ = raw;
+                        offset_ = at;
+                        next_ordinal_ = 0;
+                        handle(item);
+                      });
+    });
+    helix::Session session;
+    session.native_id = source_.session_id;
+    session.model = model_;
+    ctx_.session(session);
+    ctx_.save_state(std::to_string(prompt_index_));
+  }
+
+ private:
+  void handle(const object& item) {
+    const bool legacy = !item.contains("type") && item.contains("role");
+    const std::string_view type = legacy ? str(item, "role") : str(item, "type");
+    if (type == "system") return context("system", "system prompt", content_text(item.if_contains("content")));
+    if (type == "user") return legacy ? legacy_user(item) : user(item);
+    if (type == "assistant") return assistant(item, legacy);
+    if (type == "tool_result" || type == "tool") return tool_result(item);
+    if (type == "reasoning") return reasoning(item);
+    if (type == "backend_tool_call") return backend_tool_call(item);
+    helix::Event event = other_event("other", "", type);
+    emit(event);
+    ctx_.warn(offset_, "unknown_type", "chat_history.jsonl: unknown item '" + std::string(type) + "'");
+  }
+
+  // Real prompts carry prompt_index and no synthetic_reason. The session preamble
+  // (<user_info>...) has neither; synthetic items are context Grok injected.
+  void user(const object& item) {
+    const std::string text = content_text(item.if_contains("content"), true);
+    const std::string_view reason = str(item, "synthetic_reason");
+    if (!reason.empty()) {
+      if (reason == "interjection") return prompt(unwrap_user_query(text), "human_intervention", -1);
+      return context("user", std::string(reason) + ": " + std::string(first_line(text)), text);
+    }
+    if (const auto* index = item.if_contains("prompt_index"))
+      return prompt(unwrap_user_query(text), "user_msg", num(index));
+    context("user", "session preamble", text);
+  }
+
+  // The legacy form has no prompt_index or synthetic_reason: every user message but the
+  // preamble counts as the next prompt.
+  void legacy_user(const object& item) {
+    const std::string text = content_text(item.if_contains("content"), true);
+    if (trim(text).starts_with("<user_info>")) return context("user", "session preamble", text);
+    prompt(unwrap_user_query(text), "user_msg", prompt_index_ + 1);
+  }
+
+  void prompt(std::string_view text, std::string_view kind, int64_t index) {
+    helix::Event event = other_event(kind, "user", first_line(text));
+    std::string uid;
+    if (index >= 0) {
+      prompt_index_ = index;
+      uid = prompt_uid(index, text);
+      event.uid = uid;
+    }
+    event.text = text;
+    emit(event);
+  }
+
+  void assistant(const object& item, bool legacy) {
+    const std::string_view model = str(item, "model_id");
+    if (!model.empty()) model_ = model;
+    // Legacy reasoning_content (and "reasoning" in early current files) is inline thinking.
+    const std::string_view inline_thought =
+        legacy ? str(item, "reasoning_content") : str(item, "reasoning");
+    if (!trim(inline_thought).empty()) thinking(inline_thought, {});
+    const std::string text = content_text(item.if_contains("content"));
+    if (!trim(text).empty()) {
+      const std::string uid = reply_uid(prompt_index_, text);
+      helix::Event event = other_event("assistant_msg", "assistant", first_line(text));
+      event.uid = uid;
+      event.text = text;
+      event.model = model;
+      emit(event);
+    }
+    if (const auto* calls = arr(item, "tool_calls"))
+      for (const auto& call : *calls)
+        if (const object* c = call.if_object()) tool_call(*c, model);
+  }
+
+  // Current: {"id","name","arguments"}; legacy: {"id","type":"function","function":{...}}.
+  void tool_call(const object& call, std::string_view model) {
+    const object* function = obj(call, "function");
+    const object& spec = function ? *function : call;
+    const std::string_view name = str(spec, "name");
+    const std::string arguments = json_text(spec.if_contains("arguments"));
+    const std::string_view id = str(call, "id");
+    helix::Event event = other_event("tool_call", "assistant", {});
+    const std::string summary = std::string(name) + ": " + std::string(first_line(arguments));
+    event.summary = summary;
+    event.tool = name;
+    event.call_id = id;
+    event.uid = id;
+    event.text = arguments;
+    event.model = model;
+    emit(event);
+  }
+
+  void tool_result(const object& item) {
+    const std::string_view id = str(item, "tool_call_id");
+    const std::string text = content_text(item.if_contains("content"), true);
+    const std::string uid = result_uid(id);
+    helix::Event event = other_event("tool_result", "tool", first_line(text));
+    event.call_id = id;
+    event.uid = uid;
+    event.text = text;
+    emit(event);
+  }
+
+  // A Responses API reasoning item, written just before its assistant item.
+  void reasoning(const object& item) {
+    std::string text;
+    if (const auto* parts = arr(item, "summary"))
+      for (const auto& part : *parts)  // {"type":"summary_text","text"}
+        if (const object* p = part.if_object(); p && !str(*p, "text").empty()) {
+          if (!text.empty()) text += "\n";
+          text += str(*p, "text");
+        }
+    if (text.empty()) text = content_text(item.if_contains("content"));
+    thinking(text, str(item, "id"));
+  }
+
+  // Encrypted-only reasoning has no text to match on: its own id keeps it unique.
+  void thinking(std::string_view text, std::string_view native_id) {
+    const std::string uid =
+        trim(text).empty() ? std::string(native_id) : thought_uid(prompt_index_, text);
+    helix::Event event = other_event("thinking", "assistant", first_line(text));
+    event.uid = uid;
+    event.text = text;
+    event.model = model_;
+    emit(event);
+  }
+
+  // Server-side tools (web_search, x_search, code_interpreter): the call and its outcome are
+  // one item, and no tool_result follows.
+  void backend_tool_call(const object& item) {
+    const object* kind = obj(item, "kind");
+    if (!kind) return ctx_.warn(offset_, "missing_field", "backend_tool_call without kind");
+    const std::string_view tool = str(*kind, "tool_type");
+    const object* action = obj(*kind, "action");
+    const std::string_view query = action ? str(*action, "query") : std::string_view();
+    const std::string summary = std::string(tool) + ": " + std::string(query);
+    helix::Event event = other_event("tool_call", "assistant", summary);
+    event.tool = tool;
+    event.call_id = str(*kind, "id");
+    event.uid = str(*kind, "id");
+    event.text = json_text(kind->if_contains("action"));
+    emit(event);
+  }
+
+  // System prompt, preamble and injected reminders: context, not conversation.
+  void context(std::string_view role, std::string_view summary, std::string_view text) {
+    helix::Event event = other_event("other", role, summary);
+    event.text = text;
+    emit(event);
+  }
+
+  helix::Event other_event(std::string_view kind, std::string_view role,
+                           std::string_view summary) const {
+    helix::Event event;
+    event.session_id = source_.session_id;
+    event.source_offset = offset_;
+    event.kind = kind;
+    event.role = role;
+    event.summary = summary;
+    event.payload = raw_;
+    return event;
+  }
+
+  // Events with a uid take the uid's ordinal (shared with updates.jsonl); others count up.
+  void emit(helix::Event& event) {
+    event.ordinal = event.uid.empty() ? next_ordinal_++ : uid_ordinal(event.uid);
+    ctx_.event(event);
+  }
+
+  helix::ParseContext& ctx_;
+  const SourcePath& source_;
+  helix::json::LineParser parser_;
+  int64_t prompt_index_ = -1;
+  std::string model_;
+  std::string_view raw_;
+  uint64_t offset_ = 0;
+  uint32_t next_ordinal_ = 0;
+};
+
+}  // namespace
+
+void parse_chat_history(helix::ParseContext& ctx, const SourcePath& source) {
+  ChatParser(ctx, source).run();
+}
+
+}  // namespace grok
