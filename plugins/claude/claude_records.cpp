@@ -1,0 +1,396 @@
+// claude_records.cpp: the record -> event mapping of the Claude Code adapter.
+#include "claude_records.hpp"
+
+#include "claude_tools.hpp"
+
+#include <helix/json.hpp>
+
+#include <array>
+
+namespace helix::claude {
+
+namespace bj = boost::json;
+using json::arr;
+using json::num;
+using json::obj;
+using json::str;
+
+namespace {
+
+constexpr std::array<std::string_view, 27> kKnownTypes = {
+    "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
+    "progress", "attachment", "last-prompt", "ai-title", "custom-title", "agent-name", "tag",
+    "permission-mode", "mode", "pr-link", "worktree-state", "relocated", "agent-color",
+    "agent-setting", "attribution-snapshot", "speculation-accept", "content-replacement",
+    "marble-origami-commit", "marble-origami-snapshot", "frame-link", "file-history-delta"};
+
+// Title sources by precedence (custom-title > agent-name > ai-title > summary).
+struct TitleSource {
+  std::string_view type, field;
+  int rank;
+};
+constexpr std::array<TitleSource, 4> kTitleSources = {{{"summary", "summary", 1},
+                                                       {"ai-title", "aiTitle", 2},
+                                                       {"agent-name", "agentName", 3},
+                                                       {"custom-title", "customTitle", 4}}};
+
+// Text the CLI writes into user records that nobody typed (command output, notices).
+constexpr std::array<std::string_view, 6> kCliOutputTags = {
+    "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+    "<bash-stdout>",          "<bash-stderr>",          "<task-notification>"};
+
+constexpr std::string_view kSynthetic = "<synthetic>";
+
+std::string_view trim_front(std::string_view s) {
+  std::size_t start = s.find_first_not_of(" \t\r\n");
+  return start == std::string_view::npos ? std::string_view() : s.substr(start);
+}
+
+bool is_cli_output(std::string_view text) {
+  text = trim_front(text);
+  for (auto tag : kCliOutputTags)
+    if (text.starts_with(tag)) return true;
+  return false;
+}
+
+// tool_result content: a string, or blocks (text, image, tool_reference), or null.
+std::string result_text(const bj::value* content) {
+  if (!content) return {};
+  if (auto* s = content->if_string()) return std::string(s->data(), s->size());
+  std::string text;
+  if (auto* blocks = content->if_array()) {
+    for (const auto& item : *blocks) {
+      auto* block = item.if_object();
+      if (!block) continue;
+      if (!text.empty()) text += '\n';
+      auto type = str(*block, "type");
+      if (type == "text") text += str(*block, "text");
+      else if (type == "tool_reference") text += str(*block, "tool_name");
+      else text.append("[").append(type).append("]");
+    }
+  }
+  return text;
+}
+
+// The word that says what a non-message record is: system subtype, progress data.type, ...
+std::string_view subtype_of(const bj::object& record) {
+  if (auto s = str(record, "subtype"); !s.empty()) return s;
+  if (auto s = str(record, "operation"); !s.empty()) return s;
+  for (std::string_view key : {"data", "attachment"})
+    if (auto* inner = obj(record, key)) return str(*inner, "type");
+  return {};
+}
+
+// The human part of a non-message record: content, title, last prompt, mode, PR url; for
+// progress and attachments the hook name or the queued prompt.
+std::string_view detail_of(const bj::object& record) {
+  for (std::string_view key : {"content", "summary", "customTitle", "agentName", "aiTitle",
+                               "lastPrompt", "permissionMode", "mode", "tag", "prUrl", "title"})
+    if (auto s = str(record, key); !s.empty()) return s;
+  for (std::string_view inner_key : {"data", "attachment"})
+    if (auto* inner = obj(record, inner_key))
+      for (std::string_view key : {"hookName", "prompt", "content"})
+        if (auto s = str(*inner, key); !s.empty()) return s;
+  return {};
+}
+
+}  // namespace
+
+bool is_known_type(std::string_view type) {
+  for (auto t : kKnownTypes)
+    if (t == type) return true;
+  return false;
+}
+
+struct RecordMapper::Record {
+  const bj::object& o;
+  std::string_view type, session_id, uid, parent_uid, payload;
+  uint64_t offset = 0;
+  int64_t ts_ms = 0;
+  uint32_t flags = 0;
+  bool sidechain() const { return flags & HELIX_EVENT_SIDECHAIN; }
+};
+
+RecordMapper::RecordMapper(ParseContext& ctx, SourceInfo source)
+    : ctx_(ctx), source_(std::move(source)) {
+  load_state();
+}
+
+void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t offset) {
+  std::string_view type = str(o, "type");
+  std::string_view session = session_of(o);
+  if (session.empty())
+    return ctx_.warn(offset, "missing_session_id",
+                     "a '" + std::string(type) + "' record names no session and the path none");
+  Record r{o, type, session, str(o, "uuid"), str(o, "parentUuid"), payload, offset};
+  r.ts_ms = json::iso8601_ms(str(o, "timestamp"));
+  r.flags = source_.agent_file || json::truthy(o, "isSidechain") ? HELIX_EVENT_SIDECHAIN : 0u;
+  note_session(r);
+
+  emitted_ = 0;
+  if (type == "user") map_user(r);
+  else if (type == "assistant") map_assistant(r);
+  else if (type == "system") map_system(r);
+  if (emitted_ == 0) map_other(r);  // other types, and message records without usable content
+}
+
+// sessionId; else the session the path names; else the last one this source named.
+std::string_view RecordMapper::session_of(const bj::object& record) {
+  if (auto id = str(record, "sessionId"); !id.empty()) {
+    if (id != last_session_id_) last_session_id_ = id;
+    return id;
+  }
+  if (!source_.fallback_session_id.empty()) return source_.fallback_session_id;
+  return last_session_id_;
+}
+
+// Subagent records attach to the parent session but must not overwrite its cwd, branch, model
+// or title (a subagent may run in a worktree, on another model).
+void RecordMapper::note_session(const Record& r) {
+  auto& facts = sessions_[std::string(r.session_id)];
+  if (r.ts_ms > 0) {
+    if (facts.started_at_ms == 0 || r.ts_ms < facts.started_at_ms) facts.started_at_ms = r.ts_ms;
+    if (r.ts_ms > facts.ended_at_ms) facts.ended_at_ms = r.ts_ms;
+  }
+  if (auto version = str(r.o, "version"); !version.empty()) facts.agent_version = version;
+  if (r.sidechain()) return;
+  if (auto cwd = str(r.o, "cwd"); facts.cwd.empty()) facts.cwd = cwd;
+  if (auto branch = str(r.o, "gitBranch"); !branch.empty()) facts.git_branch = branch;
+  for (const auto& source : kTitleSources)
+    if (r.type == source.type) note_title(r, str(r.o, source.field), source.rank);
+}
+
+void RecordMapper::note_title(const Record& r, std::string_view title, int rank) {
+  if (title.empty()) return;
+  auto [best, inserted] = title_ranks_.try_emplace(std::string(r.session_id), rank);
+  if (!inserted && best->second > rank) return;
+  best->second = rank;
+  sessions_[std::string(r.session_id)].title = title;
+}
+
+Event RecordMapper::event_of(const Record& r, uint32_t ordinal, std::string_view kind,
+                             std::string_view role) const {
+  Event e;
+  e.session_id = r.session_id;
+  e.source_offset = r.offset;
+  e.ordinal = ordinal;
+  e.flags = r.flags;
+  e.ts_ms = r.ts_ms;
+  e.kind = kind;
+  e.role = role;
+  e.uid = r.uid;
+  e.parent_uid = r.parent_uid;
+  e.payload = r.payload;
+  return e;
+}
+
+void RecordMapper::emit(const Event& e) {
+  ctx_.event(e);
+  ++emitted_;
+}
+
+// ---- user -------------------------------------------------------------------------------------
+
+void RecordMapper::map_user(const Record& r) {
+  auto* message = obj(r.o, "message");
+  const bj::value* content = message ? message->if_contains("content") : nullptr;
+  if (!content) return;
+  if (auto* text = content->if_string()) return emit_user_text(r, 0, *text);
+  auto* blocks = content->if_array();
+  if (!blocks) return;
+  for (std::size_t i = 0; i < blocks->size(); ++i)
+    if (auto* block = (*blocks)[i].if_object())
+      map_user_block(r, static_cast<uint32_t>(i), *block);
+}
+
+void RecordMapper::map_user_block(const Record& r, uint32_t ordinal, const bj::object& block) {
+  auto type = str(block, "type");
+  if (type == "text") return emit_user_text(r, ordinal, str(block, "text"));
+  if (type == "tool_result") {
+    std::string text = result_text(block.if_contains("content"));
+    Event e = event_of(r, ordinal, json::truthy(block, "is_error") ? "error" : "tool_result", "tool");
+    e.call_id = str(block, "tool_use_id");
+    e.text = text;
+    e.summary = text;
+    return emit(e);
+  }
+  // image, document or a future block: part of what the user sent, described by its type.
+  std::string summary = "[" + std::string(type) + "]";
+  Event e = event_of(r, ordinal, "user_msg", "user");
+  e.summary = summary;
+  if (json::truthy(r.o, "isMeta")) e.kind = "other";
+  emit(e);
+}
+
+// A typed prompt is user_msg. Not typed by the user: the compaction summary (lifecycle: it
+// opens the compacted context), isMeta expansions and CLI output tags (other). Interrupt
+// notices are human_intervention.
+void RecordMapper::emit_user_text(const Record& r, uint32_t ordinal, std::string_view text) {
+  Event e = event_of(r, ordinal, "user_msg", "user");
+  if (json::truthy(r.o, "isCompactSummary")) {
+    e.kind = "lifecycle";
+    e.role = "system";
+  } else if (trim_front(text).starts_with("[Request interrupted by user")) {
+    e.kind = "human_intervention";
+  } else if (json::truthy(r.o, "isMeta") || is_cli_output(text)) {
+    e.kind = "other";
+  }
+  e.text = text;
+  e.summary = trim_front(text);
+  emit(e);
+}
+
+// ---- assistant --------------------------------------------------------------------------------
+
+void RecordMapper::map_assistant(const Record& r) {
+  auto* message = obj(r.o, "message");
+  if (!message) return;
+  std::string_view model = str(*message, "model");
+  if (model == kSynthetic) model = {};
+  if (!model.empty() && !r.sidechain()) sessions_[std::string(r.session_id)].model = model;
+  if (auto* blocks = arr(*message, "content"))
+    for (std::size_t i = 0; i < blocks->size(); ++i)
+      if (auto* block = (*blocks)[i].if_object())
+        map_assistant_block(r, static_cast<uint32_t>(i), *block, model);
+  emit_usage(r, *message, model);
+}
+
+void RecordMapper::map_assistant_block(const Record& r, uint32_t ordinal, const bj::object& block,
+                                       std::string_view model) {
+  // A client-generated failure (isApiErrorMessage) is an error whatever its blocks are.
+  const bool api_error = json::truthy(r.o, "isApiErrorMessage");
+  auto type = str(block, "type");
+  Event e = event_of(r, ordinal, api_error ? "error" : "other", "assistant");
+  e.model = model;
+  std::string owned_summary, owned_text;
+  if (type == "text") {
+    if (!api_error) e.kind = "assistant_msg";
+    e.text = str(block, "text");
+    e.summary = trim_front(e.text);
+  } else if (type == "thinking" || type == "redacted_thinking") {
+    e.kind = "thinking";
+    e.text = str(block, "thinking");  // may be empty: newer CLIs persist only the signature
+    owned_summary = "[" + std::string(type) + "]";
+    e.summary = e.text.empty() ? std::string_view(owned_summary) : trim_front(e.text);
+  } else if (type == "tool_use") {
+    auto* input = obj(block, "input");
+    e.tool = str(block, "name");
+    e.kind = tool_call_kind(e.tool, input);
+    e.call_id = str(block, "id");
+    owned_summary = std::string(e.tool) + ": " + std::string(tool_call_detail(input));
+    owned_text = e.tool == "Bash" && input ? std::string(str(*input, "command"))
+                                           : (input ? bj::serialize(*input) : std::string());
+    e.summary = owned_summary;
+    e.text = owned_text;
+  } else {
+    owned_summary = "[" + std::string(type) + "]";  // e.g. a model "fallback" block
+    e.summary = owned_summary;
+  }
+  emit(e);
+}
+
+// One usage row per record; split lines of one response share the key and the host keeps the
+// largest. Nested usage (progress data, toolUseResult) is never read.
+void RecordMapper::emit_usage(const Record& r, const bj::object& message, std::string_view model) {
+  auto* usage = obj(message, "usage");
+  if (!usage) return;
+  std::string key(str(message, "id"));
+  if (auto request = str(r.o, "requestId"); !key.empty() && !request.empty())
+    key.append("/").append(request);
+  Usage u;
+  u.session_id = r.session_id;
+  u.key = key;
+  u.source_offset = r.offset;
+  u.flags = r.flags;
+  u.ts_ms = r.ts_ms;
+  u.model = model;
+  u.input_tokens = num(*usage, "input_tokens");  // Claude's input already excludes the cache
+  u.output_tokens = num(*usage, "output_tokens");
+  u.cache_read_tokens = num(*usage, "cache_read_input_tokens");
+  u.cache_creation_tokens = num(*usage, "cache_creation_input_tokens", -1);
+  if (u.cache_creation_tokens < 0) {
+    auto* split = obj(*usage, "cache_creation");
+    u.cache_creation_tokens = split ? num(*split, "ephemeral_5m_input_tokens") +
+                                          num(*split, "ephemeral_1h_input_tokens")
+                                    : 0;
+  }
+  if (auto* cost = r.o.if_contains("costUSD"); cost && cost->is_number()) u.cost_usd = json::real(cost);
+  ctx_.usage(u);
+}
+
+// ---- system and the rest ----------------------------------------------------------------------
+
+void RecordMapper::map_system(const Record& r) {
+  auto subtype = str(r.o, "subtype");
+  std::string summary = "system/" + std::string(subtype);
+  if (subtype == "compact_boundary" || subtype == "microcompact_boundary") {
+    Event e = event_of(r, 0, "lifecycle", "system");
+    // compact_boundary starts a new root; its logical parent is the last pre-compaction record.
+    if (auto logical = str(r.o, "logicalParentUuid"); !logical.empty()) e.parent_uid = logical;
+    e.text = str(r.o, "content");
+    summary.append(": ").append(e.text);
+    e.summary = summary;
+    return emit(e);
+  }
+  if (subtype == "api_error" || subtype == "error") {
+    Event e = event_of(r, 0, "error", "system");
+    auto* error = r.o.if_contains("error");
+    std::string text = error && !error->is_null() ? bj::serialize(*error) : std::string();
+    if (text.empty() || text == "{}") text = str(r.o, "content");
+    if (auto attempt = num(r.o, "retryAttempt"); attempt > 0)
+      summary += " retry " + std::to_string(attempt) + "/" + std::to_string(num(r.o, "maxRetries"));
+    summary.append(": ").append(text);
+    e.text = text;
+    e.summary = summary;
+    return emit(e);
+  }
+}
+
+// Every other record (progress, attachment, snapshots, queue, titles, modes, unknown types) is
+// kept as "other", summarised by type/subtype and its human detail.
+void RecordMapper::map_other(const Record& r) {
+  if (!is_known_type(r.type))
+    ctx_.warn(r.offset, "unknown_type", "unknown record type '" + std::string(r.type) + "' kept as other");
+  std::string summary(r.type.empty() ? "(untyped)" : r.type);
+  if (auto subtype = subtype_of(r.o); !subtype.empty()) summary.append("/").append(subtype);
+  auto detail = detail_of(r.o);
+  if (!detail.empty()) summary.append(": ").append(detail);
+  Event e = event_of(r, 0, "other", r.type == "user" || r.type == "assistant" ? r.type : "system");
+  e.summary = summary;
+  e.text = detail;
+  emit(e);
+}
+
+// ---- state and sessions -----------------------------------------------------------------------
+
+// State: {"last": "<session id last named>", "titles": {"<session id>": <best title rank>}}.
+void RecordMapper::load_state() {
+  if (ctx_.state().empty()) return;
+  boost::system::error_code ec;
+  bj::value state = bj::parse(ctx_.state(), ec);
+  auto* root = state.if_object();
+  if (ec || !root) return ctx_.warn(ctx_.base_offset(), "invalid_state", "saved state ignored");
+  last_session_id_ = str(*root, "last");
+  if (auto* titles = obj(*root, "titles"))
+    for (const auto& [id, rank] : *titles) title_ranks_[std::string(id)] = static_cast<int>(num(&rank));
+}
+
+void RecordMapper::finish() {
+  for (const auto& [id, facts] : sessions_) {
+    Session s;
+    s.native_id = id;
+    s.cwd = facts.cwd;
+    s.git_branch = facts.git_branch;
+    s.model = facts.model;
+    s.title = facts.title;
+    s.agent_version = facts.agent_version;
+    s.started_at_ms = facts.started_at_ms;
+    s.ended_at_ms = facts.ended_at_ms;
+    ctx_.session(s);
+  }
+  bj::object titles;
+  for (const auto& [id, rank] : title_ranks_) titles[id] = rank;
+  ctx_.save_state(bj::serialize(bj::object{{"last", last_session_id_}, {"titles", std::move(titles)}}));
+}
+
+}  // namespace helix::claude
