@@ -1,0 +1,72 @@
+// A test-only adapter written with helix/adapter.hpp; compile definitions select its behaviour.
+//
+//   TEST_PLUGIN_NAME "name"        the descriptor's name (required)
+//   TEST_ABI_MAJOR / TEST_ABI_MINOR  the ABI the descriptor claims: HELIX_ABI_MAJOR/MINOR are
+//                                  redefined before HELIX_ADAPTER_PLUGIN expands, exactly as if
+//                                  the plugin had been built against another SDK's header
+//   TEST_THROW_IN_PARSE            parse_line() throws std::runtime_error
+//   TEST_THROW_IN_CONSTRUCTOR      the constructor throws std::runtime_error
+//
+// Otherwise it fills every member of every record with a distinct value, so a test can check
+// that each one crosses the ABI intact: per call one session, a warning echoing the incoming
+// state and a saved state; per line "<kind> <text>" one event and one usage record.
+#include <helix/adapter.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+class TestAdapter final : public helix::Adapter {
+ public:
+  TestAdapter() {
+#ifdef TEST_THROW_IN_CONSTRUCTOR
+    throw std::runtime_error("test plugin constructor refuses to start");
+#endif
+  }
+
+  int probe(const helix::Probe& p) override { return p.path_ends_with(".test") ? 70 : 0; }
+
+  void parse(helix::ParseContext& ctx) override {
+    ctx.session({.native_id = "s-1", .parent_native_id = "s-0", .cwd = "/work/test",
+                 .git_branch = "main", .model = "m-session", .title = "Test session",
+                 .agent_version = "1.2.3", .started_at_ms = 1000, .ended_at_ms = 2000});
+    ctx.warn(ctx.base_offset(), "test_category", "state was: " + std::string(ctx.state()));
+    helix::Adapter::parse(ctx);
+    ctx.save_state("next=" + std::to_string(ctx.base_offset() + ctx.data().size()));
+  }
+
+  void parse_line(helix::ParseContext& ctx, std::string_view line, uint64_t offset) override {
+#ifdef TEST_THROW_IN_PARSE
+    throw std::runtime_error("test plugin cannot parse line at offset " + std::to_string(offset));
+#endif
+    const auto space = line.find(' ');
+    const std::string uid = "uid-" + std::to_string(offset);
+    ctx.event({.session_id = "s-1", .source_offset = offset, .ordinal = 3,
+               .flags = HELIX_EVENT_SIDECHAIN, .ts_ms = 1'700'000'000'000,
+               .kind = line.substr(0, space), .role = "user", .tool = "Bash", .uid = uid,
+               .parent_uid = "uid-parent", .call_id = "call-1", .summary = "summary line",
+               .text = line.substr(space + 1), .payload = line, .model = "m-event"});
+    ctx.usage({.session_id = "s-1", .key = uid, .source_offset = offset, .flags = 0,
+               .ts_ms = 1'700'000'000'001, .model = "m-usage", .input_tokens = 11,
+               .output_tokens = 22, .cache_read_tokens = 33, .cache_creation_tokens = 44,
+               .reasoning_tokens = 5, .cost_usd = 0.25});
+  }
+};
+
+const char* const kRoots[] = {"~/.helix-test", nullptr};
+const helix_source_pattern kPatterns[] = {{"*.test", HELIX_LAYOUT_LINES}, {nullptr, 0}};
+
+}  // namespace
+
+#ifdef TEST_ABI_MAJOR
+#undef HELIX_ABI_MAJOR
+#define HELIX_ABI_MAJOR TEST_ABI_MAJOR
+#endif
+#ifdef TEST_ABI_MINOR
+#undef HELIX_ABI_MINOR
+#define HELIX_ABI_MINOR TEST_ABI_MINOR
+#endif
+
+HELIX_ADAPTER_PLUGIN(TestAdapter, TEST_PLUGIN_NAME, "0.1.0", "Helix test adapter", "test",
+                     nullptr, kRoots, kPatterns)

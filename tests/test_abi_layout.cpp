@@ -1,0 +1,285 @@
+// ABI regression: the golden layout of every struct of helix_plugin.h (ABI 1.0, x86_64), so any
+// change other than appending a member fails; and a real adapter.hpp plugin run through
+// AdapterInstance, so every record member and the exception-to-HELIX_ERROR path cross the ABI.
+#define BOOST_TEST_MODULE abi_layout
+#include <boost/test/unit_test.hpp>
+
+#include "adapter_instance.hpp"
+#include "plugin_registry.hpp"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+const std::filesystem::path kRoot = HELIX_TEST_PLUGINS_ROOT;
+
+// Checks offsetof(type, member) against the golden value and names the member when it differs.
+#define HELIX_GOLDEN_OFFSET(type, member, expected)                             \
+  BOOST_TEST(offsetof(type, member) == std::size_t{expected}, #type "::" #member \
+                                                                  " moved")
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(layout)
+
+// Version and constants of the frozen 1.0 contract.
+BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
+  BOOST_TEST(HELIX_ABI_MAJOR == 1);
+  // A new minor appends members: add its goldens below, then raise this number.
+  BOOST_TEST(HELIX_ABI_MINOR == 0);
+  BOOST_TEST(HELIX_OK == 0);
+  BOOST_TEST(HELIX_ERROR == 1);
+  BOOST_TEST(HELIX_KIND_ADAPTER == 1);
+  BOOST_TEST(HELIX_KIND_DIGESTER == 2);
+  BOOST_TEST(HELIX_LAYOUT_LINES == 1);
+  BOOST_TEST(HELIX_LAYOUT_DOCUMENT == 2);
+  BOOST_TEST(HELIX_EVENT_SIDECHAIN == 1u);
+  BOOST_TEST(std::string(HELIX_ENTRY_SYMBOL) == "helix_plugin_query");
+  BOOST_TEST(sizeof(helix_status) == 4u);
+}
+
+#if defined(__x86_64__) && defined(__LP64__)
+
+BOOST_AUTO_TEST_CASE(struct_sizes_abi_1_0) {
+  BOOST_TEST(sizeof(helix_str) == 16u);
+  BOOST_TEST(sizeof(helix_host_api) == 24u);
+  BOOST_TEST(sizeof(helix_session) == 136u);
+  BOOST_TEST(sizeof(helix_event) == 208u);
+  BOOST_TEST(sizeof(helix_usage) == 128u);
+  BOOST_TEST(sizeof(helix_emit_api) == 48u);
+  BOOST_TEST(sizeof(helix_source_pattern) == 16u);
+  BOOST_TEST(sizeof(helix_probe_input) == 48u);
+  BOOST_TEST(sizeof(helix_parse_input) == 72u);
+  BOOST_TEST(sizeof(helix_adapter_vtable) == 72u);
+  BOOST_TEST(sizeof(helix_plugin_descriptor) == 48u);
+}
+
+BOOST_AUTO_TEST_CASE(member_offsets_abi_1_0) {
+  HELIX_GOLDEN_OFFSET(helix_str, ptr, 0);
+  HELIX_GOLDEN_OFFSET(helix_str, len, 8);
+
+  HELIX_GOLDEN_OFFSET(helix_host_api, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_host_api, abi_major, 4);
+  HELIX_GOLDEN_OFFSET(helix_host_api, abi_minor, 8);
+  HELIX_GOLDEN_OFFSET(helix_host_api, set_error, 16);
+
+  HELIX_GOLDEN_OFFSET(helix_session, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_session, native_id, 8);
+  HELIX_GOLDEN_OFFSET(helix_session, parent_native_id, 24);
+  HELIX_GOLDEN_OFFSET(helix_session, cwd, 40);
+  HELIX_GOLDEN_OFFSET(helix_session, git_branch, 56);
+  HELIX_GOLDEN_OFFSET(helix_session, model, 72);
+  HELIX_GOLDEN_OFFSET(helix_session, title, 88);
+  HELIX_GOLDEN_OFFSET(helix_session, agent_version, 104);
+  HELIX_GOLDEN_OFFSET(helix_session, started_at_ms, 120);
+  HELIX_GOLDEN_OFFSET(helix_session, ended_at_ms, 128);
+
+  HELIX_GOLDEN_OFFSET(helix_event, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_event, session_id, 8);
+  HELIX_GOLDEN_OFFSET(helix_event, source_offset, 24);
+  HELIX_GOLDEN_OFFSET(helix_event, ordinal, 32);
+  HELIX_GOLDEN_OFFSET(helix_event, flags, 36);
+  HELIX_GOLDEN_OFFSET(helix_event, ts_ms, 40);
+  HELIX_GOLDEN_OFFSET(helix_event, kind, 48);
+  HELIX_GOLDEN_OFFSET(helix_event, role, 64);
+  HELIX_GOLDEN_OFFSET(helix_event, tool, 80);
+  HELIX_GOLDEN_OFFSET(helix_event, uid, 96);
+  HELIX_GOLDEN_OFFSET(helix_event, parent_uid, 112);
+  HELIX_GOLDEN_OFFSET(helix_event, call_id, 128);
+  HELIX_GOLDEN_OFFSET(helix_event, summary, 144);
+  HELIX_GOLDEN_OFFSET(helix_event, text, 160);
+  HELIX_GOLDEN_OFFSET(helix_event, payload, 176);
+  HELIX_GOLDEN_OFFSET(helix_event, model, 192);
+
+  HELIX_GOLDEN_OFFSET(helix_usage, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_usage, session_id, 8);
+  HELIX_GOLDEN_OFFSET(helix_usage, key, 24);
+  HELIX_GOLDEN_OFFSET(helix_usage, source_offset, 40);
+  HELIX_GOLDEN_OFFSET(helix_usage, flags, 48);
+  HELIX_GOLDEN_OFFSET(helix_usage, ts_ms, 56);
+  HELIX_GOLDEN_OFFSET(helix_usage, model, 64);
+  HELIX_GOLDEN_OFFSET(helix_usage, input_tokens, 80);
+  HELIX_GOLDEN_OFFSET(helix_usage, output_tokens, 88);
+  HELIX_GOLDEN_OFFSET(helix_usage, cache_read_tokens, 96);
+  HELIX_GOLDEN_OFFSET(helix_usage, cache_creation_tokens, 104);
+  HELIX_GOLDEN_OFFSET(helix_usage, reasoning_tokens, 112);
+  HELIX_GOLDEN_OFFSET(helix_usage, cost_usd, 120);
+
+  HELIX_GOLDEN_OFFSET(helix_emit_api, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_emit_api, session, 8);
+  HELIX_GOLDEN_OFFSET(helix_emit_api, event, 16);
+  HELIX_GOLDEN_OFFSET(helix_emit_api, usage, 24);
+  HELIX_GOLDEN_OFFSET(helix_emit_api, warn, 32);
+  HELIX_GOLDEN_OFFSET(helix_emit_api, save_state, 40);
+
+  HELIX_GOLDEN_OFFSET(helix_source_pattern, glob, 0);
+  HELIX_GOLDEN_OFFSET(helix_source_pattern, layout, 8);
+
+  HELIX_GOLDEN_OFFSET(helix_probe_input, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_probe_input, path, 8);
+  HELIX_GOLDEN_OFFSET(helix_probe_input, head, 24);
+  HELIX_GOLDEN_OFFSET(helix_probe_input, size, 40);
+
+  HELIX_GOLDEN_OFFSET(helix_parse_input, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_parse_input, path, 8);
+  HELIX_GOLDEN_OFFSET(helix_parse_input, layout, 24);
+  HELIX_GOLDEN_OFFSET(helix_parse_input, base_offset, 32);
+  HELIX_GOLDEN_OFFSET(helix_parse_input, data, 40);
+  HELIX_GOLDEN_OFFSET(helix_parse_input, state, 56);
+
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, flavor, 8);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, root_env, 16);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, default_roots, 24);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, patterns, 32);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, create, 40);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, destroy, 48);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, probe, 56);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, parse, 64);
+
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, abi_major, 0);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, abi_minor, 4);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, struct_size, 8);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, kind, 12);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, name, 16);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, version, 24);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, description, 32);
+  HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, vtable, 40);
+}
+
+#else
+#error "the ABI goldens are for x86_64 (LP64); add this platform's goldens"
+#endif
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(wrapper_round_trip)
+
+namespace {
+
+// The registry of one test case's plugin directory and that plugin.
+struct LoadedPlugin {
+  helix::PluginRegistry registry;
+  const helix::PluginInfo* info = nullptr;
+  explicit LoadedPlugin(const std::string& test_case) {
+    registry.load_directory(kRoot / test_case);
+    BOOST_TEST_REQUIRE(registry.loaded().size() == 1u);
+    info = &registry.loaded()[0];
+  }
+};
+
+bool message_has(const std::exception& e, const std::string& part) {
+  BOOST_TEST_MESSAGE(e.what());
+  return std::string(e.what()).find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(probe_scores_cross_the_abi) {
+  LoadedPlugin good("good");
+  helix::AdapterInstance adapter(*good.info);
+  BOOST_TEST(adapter.probe("/tmp/session.test", "{}", 2) == 70);
+  BOOST_TEST(adapter.probe("/tmp/session.jsonl", "{}", 2) == 0);
+}
+
+// Every member of every record the plugin fills arrives in the host's copy unchanged.
+BOOST_AUTO_TEST_CASE(every_record_member_arrives_intact) {
+  LoadedPlugin good("good");
+  helix::AdapterInstance adapter(*good.info);
+  helix::RecordBatch batch;
+  adapter.parse("/tmp/a.test", HELIX_LAYOUT_LINES, 1000, "user_msg hello world\nthinking hmm\n",
+                "", batch);
+
+  BOOST_TEST_REQUIRE(batch.sessions.size() == 1u);
+  const auto& s = batch.sessions[0];
+  BOOST_TEST(s.native_id == "s-1");
+  BOOST_TEST(s.parent_native_id == "s-0");
+  BOOST_TEST(s.cwd == "/work/test");
+  BOOST_TEST(s.git_branch == "main");
+  BOOST_TEST(s.model == "m-session");
+  BOOST_TEST(s.title == "Test session");
+  BOOST_TEST(s.agent_version == "1.2.3");
+  BOOST_TEST(s.started_at_ms == 1000);
+  BOOST_TEST(s.ended_at_ms == 2000);
+
+  BOOST_TEST_REQUIRE(batch.events.size() == 2u);
+  const auto& e = batch.events[0];
+  BOOST_TEST(e.session_id == "s-1");
+  BOOST_TEST(e.source_offset == 1000u);
+  BOOST_TEST(e.ordinal == 3u);
+  BOOST_TEST(e.flags == HELIX_EVENT_SIDECHAIN);
+  BOOST_TEST(e.ts_ms == 1'700'000'000'000);
+  BOOST_TEST(e.kind == "user_msg");
+  BOOST_TEST(e.role == "user");
+  BOOST_TEST(e.tool == "Bash");
+  BOOST_TEST(e.uid == "uid-1000");
+  BOOST_TEST(e.parent_uid == "uid-parent");
+  BOOST_TEST(e.call_id == "call-1");
+  BOOST_TEST(e.summary == "summary line");
+  BOOST_TEST(e.text == "hello world");
+  BOOST_TEST(e.model == "m-event");
+  BOOST_TEST_REQUIRE(e.payload_index == 0);
+  BOOST_TEST(batch.payloads[0] == "user_msg hello world");
+  // The second line starts 21 bytes later ("user_msg hello world\n").
+  BOOST_TEST(batch.events[1].source_offset == 1021u);
+  BOOST_TEST(batch.events[1].kind == "thinking");
+  BOOST_TEST(batch.events[1].text == "hmm");
+
+  BOOST_TEST_REQUIRE(batch.usage.size() == 2u);
+  const auto& u = batch.usage[1];
+  BOOST_TEST(u.session_id == "s-1");
+  BOOST_TEST(u.key == "uid-1021");
+  BOOST_TEST(u.source_offset == 1021u);
+  BOOST_TEST(u.flags == 0u);
+  BOOST_TEST(u.ts_ms == 1'700'000'000'001);
+  BOOST_TEST(u.model == "m-usage");
+  BOOST_TEST(u.input_tokens == 11);
+  BOOST_TEST(u.output_tokens == 22);
+  BOOST_TEST(u.cache_read_tokens == 33);
+  BOOST_TEST(u.cache_creation_tokens == 44);
+  BOOST_TEST(u.reasoning_tokens == 5);
+  BOOST_TEST(u.cost_usd == 0.25);
+
+  BOOST_TEST_REQUIRE(batch.warnings.size() == 1u);
+  BOOST_TEST(batch.warnings[0].source_offset == 1000u);
+  BOOST_TEST(batch.warnings[0].category == "test_category");
+  BOOST_TEST(batch.warnings[0].message == "state was: ");
+  BOOST_TEST(batch.saved_state.value_or("<none>") == "next=1034");
+}
+
+BOOST_AUTO_TEST_CASE(saved_state_is_handed_back) {
+  LoadedPlugin good("good");
+  helix::AdapterInstance adapter(*good.info);
+  helix::RecordBatch batch;
+  adapter.parse("/tmp/a.test", HELIX_LAYOUT_LINES, 1034, "assistant_msg ok\n", "next=1034", batch);
+  BOOST_TEST_REQUIRE(batch.warnings.size() == 1u);
+  BOOST_TEST(batch.warnings[0].message == "state was: next=1034");
+  BOOST_TEST(batch.saved_state.value_or("<none>") == "next=1051");
+}
+
+BOOST_AUTO_TEST_CASE(exception_in_parse_becomes_a_host_error_with_its_message) {
+  LoadedPlugin throwing("throw_parse");
+  helix::AdapterInstance adapter(*throwing.info);
+  helix::RecordBatch batch;
+  BOOST_CHECK_EXCEPTION(
+      adapter.parse("/tmp/b.test", HELIX_LAYOUT_LINES, 7, "user_msg hi\n", "", batch),
+      std::runtime_error, [](const std::runtime_error& e) {
+        return message_has(e, "adapter 'throw_parse' could not parse /tmp/b.test") &&
+               message_has(e, "test plugin cannot parse line at offset 7");
+      });
+}
+
+BOOST_AUTO_TEST_CASE(exception_in_constructor_becomes_a_start_failure_with_its_message) {
+  LoadedPlugin throwing("throw_constructor");
+  BOOST_CHECK_EXCEPTION(
+      helix::AdapterInstance(*throwing.info), std::runtime_error,
+      [&](const std::runtime_error& e) {
+        return message_has(e, "adapter plugin 'throw_constructor' (" +
+                                  throwing.info->path.string() + ") failed to start") &&
+               message_has(e, "test plugin constructor refuses to start");
+      });
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,153 @@
+// The plugin loader against real .so files (tests/plugins): the good plugin loads, every bad
+// one is refused with an actionable reason, and loading goes on with the others.
+#define BOOST_TEST_MODULE plugin_registry
+#include <boost/test/unit_test.hpp>
+
+#include "plugin_registry.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = HELIX_TEST_PLUGINS_ROOT;
+
+fs::path plugin_file(const std::string& test_case, const std::string& name) {
+  return kRoot / test_case / ("libhelix_" + name + ".so");
+}
+
+// Loads one test case's directory and expects exactly one refusal; returns its reason.
+std::string single_refusal(const std::string& test_case, const std::string& name) {
+  helix::PluginRegistry registry;
+  registry.load_directory(kRoot / test_case);
+  BOOST_TEST(registry.loaded().empty());
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(registry.refused()[0].path == plugin_file(test_case, name));
+  return registry.refused()[0].reason;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return true;
+  BOOST_TEST_MESSAGE("'" << part << "' not found in: " << text);
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(good_plugin_loads_with_its_descriptor) {
+  helix::PluginRegistry registry;
+  registry.load_directory(kRoot / "good");
+  BOOST_TEST(registry.refused().empty());
+  BOOST_TEST_REQUIRE(registry.loaded().size() == 1u);
+  const helix::PluginInfo& p = registry.loaded()[0];
+  BOOST_TEST(p.name == "good");
+  BOOST_TEST(p.kind == "adapter");
+  BOOST_TEST(p.version == "0.1.0");
+  BOOST_TEST(p.description == "Helix test adapter");
+  BOOST_TEST(p.abi_major == uint32_t{HELIX_ABI_MAJOR});
+  BOOST_TEST(p.abi_minor == uint32_t{HELIX_ABI_MINOR});
+  BOOST_TEST(p.path == plugin_file("good", "good"));
+  BOOST_TEST_REQUIRE(p.adapter != nullptr);
+  BOOST_TEST(std::string(p.adapter->flavor) == "test");
+  BOOST_TEST(std::string(p.adapter->patterns[0].glob) == "*.test");
+  BOOST_TEST(registry.adapters().size() == 1u);
+  BOOST_TEST(registry.find("good") == &p);
+}
+
+BOOST_AUTO_TEST_CASE(other_abi_major_is_refused_naming_both_versions_and_the_remedy) {
+  const std::string reason = single_refusal("abi_major", "abi_major");
+  BOOST_TEST(contains(reason, "built for Helix plugin ABI 2.0"));
+  BOOST_TEST(contains(reason, fmt::format("this helix-host supports ABI {0}.0-{0}.{1}",
+                                          HELIX_ABI_MAJOR, HELIX_ABI_MINOR)));
+  BOOST_TEST(contains(reason, "major versions differ"));
+  BOOST_TEST(contains(reason, fmt::format("rebuild the plugin with HelixSDK {}.x", HELIX_ABI_MAJOR)));
+}
+
+BOOST_AUTO_TEST_CASE(newer_abi_minor_is_refused_naming_both_versions_and_the_remedy) {
+  const std::string reason = single_refusal("abi_minor", "abi_minor");
+  BOOST_TEST(contains(reason, fmt::format("built for Helix plugin ABI {}.99", HELIX_ABI_MAJOR)));
+  BOOST_TEST(contains(reason, fmt::format("newer than this helix-host's {}.{}", HELIX_ABI_MAJOR,
+                                          HELIX_ABI_MINOR)));
+  BOOST_TEST(contains(reason, fmt::format("upgrade helix-host or rebuild the plugin against "
+                                          "HelixSDK {}.{}",
+                                          HELIX_ABI_MAJOR, HELIX_ABI_MINOR)));
+}
+
+BOOST_AUTO_TEST_CASE(library_without_entry_symbol_is_refused_before_it_runs) {
+  const std::string reason = single_refusal("no_entry", "no_entry");
+  BOOST_TEST(contains(reason, "does not export helix_plugin_query"));
+  BOOST_TEST(contains(reason, "rebuild it with the Helix SDK or remove it"));
+}
+
+BOOST_AUTO_TEST_CASE(null_required_callback_is_refused) {
+  const std::string reason = single_refusal("null_callback", "null_parse");
+  BOOST_TEST(contains(reason, "required callbacks (create, destroy, probe, parse) is NULL"));
+}
+
+BOOST_AUTO_TEST_CASE(truncated_adapter_table_is_refused_with_both_sizes) {
+  const std::string reason = single_refusal("small_table", "small_table");
+  BOOST_TEST(contains(reason, fmt::format("its adapter table is {} bytes",
+                                          offsetof(helix_adapter_vtable, parse))));
+  BOOST_TEST(contains(reason, fmt::format("smaller than ABI {}.{} requires ({})", HELIX_ABI_MAJOR,
+                                          HELIX_ABI_MINOR, sizeof(helix_adapter_vtable))));
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_name_is_refused_naming_both_paths) {
+  helix::PluginRegistry registry;
+  registry.load_directory(kRoot / "duplicate");
+  BOOST_TEST_REQUIRE(registry.loaded().size() == 1u);
+  BOOST_TEST(registry.loaded()[0].path == plugin_file("duplicate", "twin_a"));
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  const helix::RefusedPlugin& refused = registry.refused()[0];
+  BOOST_TEST(refused.path == plugin_file("duplicate", "twin_b"));
+  BOOST_TEST(contains(refused.reason, "its name 'twin' is already taken by " +
+                                          plugin_file("duplicate", "twin_a").string()));
+  BOOST_TEST(contains(refused.reason, "remove one of the two"));
+}
+
+BOOST_AUTO_TEST_CASE(missing_directory_is_reported) {
+  helix::PluginRegistry registry;
+  const fs::path missing = kRoot / "no-such-directory";
+  registry.load_directory(missing);
+  BOOST_TEST(registry.loaded().empty());
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(registry.refused()[0].path == missing);
+  BOOST_TEST(contains(registry.refused()[0].reason, "plugin directory does not exist"));
+}
+
+// One directory holding every case: refusals sort before and after the good plugin, which
+// still loads; files not named libhelix_*.so are not plugins and are ignored.
+BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("helix-mixed-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::pair<const char*, const char*> cases[] = {
+      {"abi_major", "abi_major"},         {"abi_minor", "abi_minor"},
+      {"no_entry", "no_entry"},           {"good", "good"},
+      {"null_callback", "null_parse"},    {"small_table", "small_table"}};
+  for (const auto& [test_case, name] : cases)
+    fs::copy_file(plugin_file(test_case, name), dir / plugin_file(test_case, name).filename());
+  fs::copy_file(plugin_file("good", "good"), dir / "libother.so");  // wrong name: not a plugin
+  std::ofstream(dir / "libhelix_garbage.so") << "not a shared library\n";
+
+  helix::PluginRegistry registry;
+  registry.load_directory(dir);
+  BOOST_TEST_REQUIRE(registry.loaded().size() == 1u);
+  BOOST_TEST(registry.loaded()[0].name == "good");
+  std::vector<std::string> refused;
+  for (const auto& r : registry.refused()) refused.push_back(r.path.filename().string());
+  const std::vector<std::string> expected = {
+      "libhelix_abi_major.so", "libhelix_abi_minor.so", "libhelix_garbage.so",
+      "libhelix_no_entry.so",  "libhelix_null_parse.so", "libhelix_small_table.so"};
+  BOOST_TEST(refused == expected, boost::test_tools::per_element());
+  BOOST_TEST(contains(registry.refused()[2].reason, "it is not a readable shared library"));
+  fs::remove_all(dir);
+}
