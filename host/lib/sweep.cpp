@@ -81,6 +81,7 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
       std::error_code ec;
       if (moved && !std::filesystem::exists(moved->path, ec)) {
         moved->path = source.path;
+        store_.save_source(*moved);  // follow the rename before anything else
         cursor = std::move(moved);
       }
     }
