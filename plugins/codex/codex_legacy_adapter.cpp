@@ -1,0 +1,79 @@
+// plugins/codex/codex_legacy_adapter.cpp: the `codex-legacy` adapter, for the Codex eras before
+// the {timestamp,type,payload} wrapper: the Rust CLI's bare-item JSONL (<= 0.31, Aug 2025) and
+// the TypeScript CLI's single JSON document (Apr-Aug 2025). Neither carries token usage.
+#include "codex_items.hpp"
+
+namespace codex {
+namespace {
+namespace bj = boost::json;
+using helix::json::obj;
+using helix::json::str;
+
+class CodexLegacyAdapter : public helix::Adapter {
+ public:
+  int probe(const helix::Probe& probe) override {
+    const Era era = detect_era(probe.head);
+    if (probe.path_ends_with(".json")) return era == Era::kTypeScript ? 100 : 0;
+    return era == Era::kLegacyLines ? 100 : 0;
+  }
+
+  void parse(helix::ParseContext& ctx) override {
+    // The legacy lines carry no session id, so the one of the first line travels in the state.
+    session_id_ = ctx.state().empty() ? std::string(session_id_from_path(ctx.path()))
+                                      : std::string(ctx.state());
+    helix::Adapter::parse(ctx);
+    if (ctx.layout() == HELIX_LAYOUT_LINES) ctx.save_state(session_id_);
+  }
+
+  void parse_line(helix::ParseContext& ctx, std::string_view line, uint64_t offset) override {
+    boost::system::error_code ec;
+    bj::value value = bj::parse(line, ec);
+    if (ec || !value.is_object())
+      return ctx.warn(offset, "invalid_json", ec ? ec.message() : "line is not an object");
+    const bj::object& o = value.get_object();
+    if (o.contains("record_type")) return;  // a snapshot of the recorder's state, not content
+    Record record(ctx, session_id_, offset, 0, line, {});
+    if (!o.contains("type") && o.contains("id") && o.contains("timestamp"))
+      return on_session(ctx, record, o);
+    map_item(ctx, record, o, offset);
+  }
+
+  // {"session":{"timestamp","id","instructions"},"items":[...]}: every event of the document
+  // shares its offset (0) and payload, told apart by ordinal.
+  void parse_document(helix::ParseContext& ctx, std::string_view doc) override {
+    boost::system::error_code ec;
+    bj::value value = bj::parse(doc, ec);
+    const bj::object* root = ec ? nullptr : value.if_object();
+    if (!root) return ctx.warn(0, "invalid_json", ec ? ec.message() : "document is not an object");
+    Record record(ctx, session_id_, ctx.base_offset(), 0, doc, {});
+    if (const auto* session = obj(*root, "session")) on_session(ctx, record, *session);
+    if (const auto* items = helix::json::arr(*root, "items"))
+      for (const auto& item : *items)
+        if (const auto* o = item.if_object()) map_item(ctx, record, *o, ctx.base_offset());
+  }
+
+ private:
+  void on_session(helix::ParseContext& ctx, Record& record, const bj::object& meta) {
+    if (auto id = str(meta, "id"); !id.empty()) session_id_ = std::string(id);
+    const auto* git = obj(meta, "git");
+    ctx.session({.native_id = session_id_,
+                 .git_branch = git ? str(*git, "branch") : std::string_view(),
+                 .started_at_ms = helix::json::iso8601_ms(str(meta, "timestamp"))});
+    record.emit({.kind = "lifecycle", .role = "system", .summary = "session started"});
+  }
+
+  static void map_item(helix::ParseContext& ctx, Record& record, const bj::object& item,
+                       uint64_t offset) {
+    if (!map_response_item(record, item, Prompts::kFromItems).known)
+      ctx.warn(offset, "unknown_type", "unknown item type " + std::string(str(item, "type")));
+  }
+
+  std::string session_id_;
+};
+
+}  // namespace
+}  // namespace codex
+
+HELIX_ADAPTER_PLUGIN(codex::CodexLegacyAdapter, "codex-legacy", "1.0.0",
+                     "OpenAI Codex CLI rollouts before 0.32: bare-item JSONL and TypeScript JSON",
+                     "codex", "CODEX_HOME", codex::kRoots, codex::kPatterns)
