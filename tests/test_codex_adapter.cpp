@@ -1,0 +1,549 @@
+// The codex and codex-legacy adapters over the Codex fixtures (tests/fixtures/codex, see
+// SOURCES.md): which plugin claims which era, the events of every fixture, tool pairing and
+// failures, session fields, and token totals checked against the totals the files contain.
+#define BOOST_TEST_MODULE codex_adapter
+#include <boost/test/unit_test.hpp>
+
+#include "adapter_harness.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using helix::EventRecord;
+using helix::RecordBatch;
+using helix::test::AdapterHarness;
+
+// The fixtures, by era (codex.md §2).
+const std::string kLegacyL0 =
+    "codex/rollout-2025-08-06T18-02-11-05997ac9-0e06-4251-8576-cc16266d3022.jsonl";
+const std::string kTypeScript =
+    "codex/rollout-2025-04-20-3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51.json";
+const std::string kExec077 =
+    "codex/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl";
+const std::string kFork077 =
+    "codex/rollout-2026-01-02T19-00-00-019b7fa0-0000-7000-8000-00000000f0c1.jsonl";
+const std::string kDesktop104 =
+    "codex/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl";
+const std::string kIncomplete104 =
+    "codex/rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl";
+const std::string kSmall104 =
+    "codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl";
+const std::string kTui125 =
+    "codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl";
+const std::string kComposite = "codex/jazzyalex-stage0-small-0.146-composite.jsonl";
+const std::string kExec169 =
+    "codex/rollout-2026-11-22T09-34-50-01a2029b-bd0f-7b52-b27b-ba8d4ea361c8.jsonl";
+const std::string kTui169 =
+    "codex/rollout-2026-11-22T09-37-20-01a2029e-059d-7da1-9afe-8f127feb8172.jsonl";
+
+const std::vector<std::string> kWrapperFixtures = {kExec077,  kFork077, kDesktop104,
+                                                   kIncomplete104, kSmall104, kTui125,
+                                                   kComposite, kExec169, kTui169};
+
+const AdapterHarness& codex() {
+  static const AdapterHarness harness("codex");
+  return harness;
+}
+const AdapterHarness& legacy() {
+  static const AdapterHarness harness("codex-legacy");
+  return harness;
+}
+
+RecordBatch parse(const std::string& fixture) {
+  const bool is_document = fixture.ends_with(".json");
+  const auto& adapter = fixture == kLegacyL0 || is_document ? legacy() : codex();
+  return adapter.parse_file(helix::test::fixture(fixture),
+                            is_document ? HELIX_LAYOUT_DOCUMENT : HELIX_LAYOUT_LINES);
+}
+
+// "kind=count ..." in kind order: one readable line to compare.
+std::string kind_counts(const RecordBatch& batch) {
+  std::map<std::string, int> counts;
+  for (const auto& e : batch.events) ++counts[e.kind];
+  std::ostringstream out;
+  for (const auto& [kind, n] : counts) out << kind << '=' << n << ' ';
+  return out.str();
+}
+
+std::vector<const EventRecord*> with_call_id(const RecordBatch& batch, const std::string& id) {
+  std::vector<const EventRecord*> out;
+  for (const auto& e : batch.events)
+    if (e.call_id == id) out.push_back(&e);
+  return out;
+}
+
+int count_kind(const RecordBatch& batch, const std::string& kind) {
+  return static_cast<int>(std::count_if(batch.events.begin(), batch.events.end(),
+                                        [&](const EventRecord& e) { return e.kind == kind; }));
+}
+
+// Summed usage in the Helix convention: input (without cache), cache read, output, reasoning.
+std::vector<int64_t> usage_totals(const RecordBatch& batch) {
+  std::vector<int64_t> sum(5, 0);
+  for (const auto& u : batch.usage) {
+    sum[0] += u.input_tokens;
+    sum[1] += u.cache_read_tokens;
+    sum[2] += u.output_tokens;
+    sum[3] += u.reasoning_tokens;
+    sum[4] += u.cache_creation_tokens;
+  }
+  return sum;
+}
+
+// The last session record that names each field, as the host's merge rule would see it.
+helix::SessionRecord merged_session(const RecordBatch& batch) {
+  helix::SessionRecord s;
+  for (const auto& r : batch.sessions) {
+    if (s.native_id.empty()) s.native_id = r.native_id;
+    BOOST_TEST(r.native_id == s.native_id);  // every record names the same session
+    if (s.cwd.empty()) s.cwd = r.cwd;
+    if (s.parent_native_id.empty()) s.parent_native_id = r.parent_native_id;
+    if (!r.git_branch.empty()) s.git_branch = r.git_branch;
+    if (!r.model.empty()) s.model = r.model;
+    if (!r.agent_version.empty()) s.agent_version = r.agent_version;
+    if (!r.title.empty()) s.title = r.title;
+    if (r.started_at_ms) s.started_at_ms = s.started_at_ms ? std::min(s.started_at_ms, r.started_at_ms)
+                                                          : r.started_at_ms;
+    s.ended_at_ms = std::max(s.ended_at_ms, r.ended_at_ms);
+  }
+  return s;
+}
+
+int warnings(const RecordBatch& batch, const std::string& category) {
+  return static_cast<int>(std::count_if(batch.warnings.begin(), batch.warnings.end(),
+                                        [&](const auto& w) { return w.category == category; }));
+}
+
+}  // namespace
+
+// ---- which plugin owns which era ------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(each_era_is_claimed_by_exactly_one_plugin) {
+  for (const auto& f : kWrapperFixtures) {
+    BOOST_TEST_CONTEXT(f) {
+      BOOST_TEST(codex().probe(helix::test::fixture(f)) == 100);
+      BOOST_TEST(legacy().probe(helix::test::fixture(f)) == 0);
+    }
+  }
+  for (const auto& f : {kLegacyL0, kTypeScript}) {
+    BOOST_TEST_CONTEXT(f) {
+      BOOST_TEST(legacy().probe(helix::test::fixture(f)) == 100);
+      BOOST_TEST(codex().probe(helix::test::fixture(f)) == 0);
+    }
+  }
+  // The global prompt history is never a session source.
+  BOOST_TEST(codex().probe(helix::test::fixture("codex/history.jsonl")) == 0);
+  BOOST_TEST(legacy().probe(helix::test::fixture("codex/history.jsonl")) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(both_plugins_declare_one_flavor_and_the_same_sources) {
+  const auto* wrapper = codex().adapter().plugin().adapter;
+  const auto* old = legacy().adapter().plugin().adapter;
+  BOOST_TEST(std::string(wrapper->flavor) == "codex");
+  BOOST_TEST(std::string(old->flavor) == "codex");
+  BOOST_TEST(std::string(wrapper->root_env) == "CODEX_HOME");
+  BOOST_TEST(std::string(wrapper->default_roots[0]) == "~/.codex");
+  std::vector<std::pair<std::string, uint32_t>> globs;
+  for (auto* p = wrapper->patterns; p->glob; ++p) globs.emplace_back(p->glob, p->layout);
+  const std::vector<std::pair<std::string, uint32_t>> expected = {
+      {"sessions/**/rollout-*.jsonl", HELIX_LAYOUT_LINES},
+      {"sessions/**/rollout-*.jsonl.zst", HELIX_LAYOUT_LINES},
+      {"archived_sessions/**/rollout-*.jsonl", HELIX_LAYOUT_LINES},
+      {"archived_sessions/**/rollout-*.jsonl.zst", HELIX_LAYOUT_LINES},
+      {"sessions/**/rollout-*.json", HELIX_LAYOUT_DOCUMENT}};
+  BOOST_TEST((globs == expected));
+  std::size_t i = 0;
+  for (auto* p = old->patterns; p->glob; ++p, ++i) {
+    BOOST_TEST_REQUIRE(i < expected.size());
+    BOOST_TEST(p->glob == expected[i].first);
+  }
+  BOOST_TEST(i == expected.size());
+}
+
+BOOST_AUTO_TEST_CASE(compressed_names_are_probed_by_their_decompressed_content) {
+  // The host hands probe() the decompressed head; the .zst suffix must not change the verdict.
+  const std::string head = helix::test::read_file(helix::test::fixture(kExec169)).substr(0, 65536);
+  const std::string path = "/x/sessions/2026/11/22/rollout-2026-11-22T09-34-50-"
+                           "01a2029b-bd0f-7b52-b27b-ba8d4ea361c8.jsonl.zst";
+  BOOST_TEST(codex().adapter().probe(path, head, 12345) == 100);
+  BOOST_TEST(legacy().adapter().probe(path, head, 12345) == 0);
+}
+
+// ---- events of every fixture ----------------------------------------------------------------
+
+// Expected counts were taken from the files (jq/python over the fixture JSON, see the report):
+// prompts from event_msg user_message / item_completed UserMessage in the wrapper eras,
+// non-injected role:user items in the legacy eras; one event per call / output item.
+BOOST_AUTO_TEST_CASE(every_fixture_maps_to_the_expected_kinds) {
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {kLegacyL0,
+       "assistant_msg=1 edit=1 error=4 lifecycle=1 test_run=1 thinking=27 tool_call=24 "
+       "tool_result=22 user_msg=1 "},
+      {kTypeScript,
+       "assistant_msg=1 edit=1 error=1 lifecycle=1 test_run=1 thinking=1 tool_call=1 "
+       "tool_result=2 user_msg=1 "},
+      {kExec077, "lifecycle=1 other=3 thinking=3 tool_call=3 tool_result=3 user_msg=1 "},
+      {kFork077,
+       "assistant_msg=1 lifecycle=2 other=3 thinking=3 tool_call=3 tool_result=3 user_msg=2 "},
+      {kDesktop104,
+       "assistant_msg=43 completion=5 edit=22 lifecycle=6 other=10 thinking=69 tool_call=83 "
+       "tool_result=104 user_msg=5 "},
+      {kIncomplete104, "assistant_msg=1 lifecycle=2 other=4 thinking=1 tool_call=1 user_msg=1 "},
+      {kSmall104,
+       "assistant_msg=6 completion=1 lifecycle=2 other=4 thinking=6 tool_call=5 tool_result=5 "
+       "user_msg=1 "},
+      {kTui125,
+       "assistant_msg=1 completion=1 lifecycle=2 other=2 thinking=1 tool_call=2 tool_result=2 "
+       "user_msg=1 "},
+      {kComposite,
+       "assistant_msg=1 completion=2 error=2 human_intervention=1 lifecycle=27 other=34 "
+       "thinking=2 tool_call=8 tool_result=6 user_msg=4 "},
+      {kExec169,
+       "assistant_msg=2 completion=2 edit=2 error=2 lifecycle=3 other=5 thinking=1 tool_call=2 "
+       "tool_result=2 user_msg=2 "},
+      {kTui169, "assistant_msg=2 completion=2 lifecycle=3 other=5 user_msg=2 "},
+  };
+  for (const auto& [fixture, kinds] : expected) {
+    BOOST_TEST_CONTEXT(fixture) {
+      RecordBatch batch = parse(fixture);
+      BOOST_TEST(kind_counts(batch) == kinds);
+      for (const auto& e : batch.events) {
+        BOOST_TEST(!e.session_id.empty());
+        BOOST_TEST(e.payload_index >= 0);  // every event keeps its native record
+      }
+      BOOST_TEST(warnings(batch, "invalid_json") == 0);
+      BOOST_TEST(warnings(batch, "missing_session_id") == 0);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(real_prompts_are_not_confused_with_injected_context) {
+  // 0.169.0 exec: two typed prompts; AGENTS/environment context and developer text are "other".
+  RecordBatch batch = parse(kExec169);
+  std::vector<std::string> prompts;
+  for (const auto& e : batch.events)
+    if (e.kind == "user_msg") prompts.push_back(e.text);
+  BOOST_TEST((prompts == std::vector<std::string>{
+                  "Create hello.txt saying hello, then show me the directory.",
+                  "Thanks, say bye."}));
+  // 0.125.0: the AGENTS.md + environment_context item and the developer item are context.
+  RecordBatch tui = parse(kTui125);
+  int context = 0;
+  for (const auto& e : tui.events) {
+    if (e.kind == "user_msg") BOOST_TEST(e.text == "show tools");
+    if (e.kind == "other" && e.summary.starts_with("context: ")) ++context;
+  }
+  BOOST_TEST(context == 2);
+  // Legacy: the single prompt of the 2025-08-06 run.
+  RecordBatch old = parse(kLegacyL0);
+  for (const auto& e : old.events)
+    if (e.kind == "user_msg") BOOST_TEST(e.text.starts_with("Attempt to solve the reported issue."));
+}
+
+// ---- tool calls, outputs and failures -------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(calls_and_outputs_pair_on_call_id) {
+  for (const auto& f : {kLegacyL0, kExec077, kDesktop104, kSmall104, kTui125, kExec169}) {
+    BOOST_TEST_CONTEXT(f) {
+      RecordBatch batch = parse(f);
+      std::set<std::string> calls;
+      for (const auto& e : batch.events)
+        if (e.role == "assistant" && !e.call_id.empty()) calls.insert(e.call_id);
+      int results = 0;
+      for (const auto& e : batch.events)
+        if (e.role == "tool") {
+          ++results;
+          BOOST_TEST(calls.count(e.call_id) == 1u, "result without its call: " << e.call_id);
+          BOOST_TEST(e.tool.empty());  // the host gives results the tool of their call
+        }
+      BOOST_TEST(results == static_cast<int>(calls.size()));  // every call answered once
+    }
+  }
+  // The incomplete 0.104 session ends with an unanswered call.
+  RecordBatch incomplete = parse(kIncomplete104);
+  BOOST_TEST(count_kind(incomplete, "tool_call") == 1);
+  BOOST_TEST(count_kind(incomplete, "tool_result") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(exit_codes_and_errors_are_read_from_every_output_encoding) {
+  RecordBatch batch = parse(kExec169);
+  // Unified exec text: "Process exited with code 0" / "... code 2".
+  auto ok = with_call_id(batch, "call_mock_exec_ok");
+  BOOST_TEST_REQUIRE(ok.size() == 2u);
+  BOOST_TEST(ok[0]->kind == "tool_call");
+  BOOST_TEST(ok[0]->tool == "exec_command");
+  BOOST_TEST(ok[0]->text == "echo hello-from-mock && ls -la");
+  BOOST_TEST(ok[1]->kind == "tool_result");
+  BOOST_TEST(ok[1]->summary == "exit code 0");
+  auto failed = with_call_id(batch, "call_mock_exec_fail");
+  BOOST_TEST_REQUIRE(failed.size() == 2u);  // item_completed(failed) adds no second error
+  BOOST_TEST(failed[1]->kind == "error");
+  BOOST_TEST(failed[1]->summary == "failed: exit code 2");
+  // Freeform "Exit code: 0" (apply_patch) and the plain "apply_patch verification failed".
+  auto patch_ok = with_call_id(batch, "call_mock_patch_ok");
+  BOOST_TEST_REQUIRE(patch_ok.size() == 2u);
+  BOOST_TEST(patch_ok[0]->kind == "edit");
+  BOOST_TEST(patch_ok[0]->tool == "apply_patch");
+  BOOST_TEST(patch_ok[0]->summary == "apply_patch A hello.txt");
+  BOOST_TEST(patch_ok[1]->kind == "tool_result");
+  auto patch_fail = with_call_id(batch, "call_mock_patch_fail");
+  BOOST_TEST_REQUIRE(patch_fail.size() == 2u);
+  BOOST_TEST(patch_fail[0]->summary == "apply_patch M does-not-exist.txt");
+  BOOST_TEST(patch_fail[1]->kind == "error");
+  BOOST_TEST(patch_fail[1]->summary.starts_with("failed: apply_patch verification failed"));
+
+  // Structured JSON {"output","metadata":{"exit_code"}} and "failed in sandbox ... error".
+  RecordBatch old = parse(kLegacyL0);
+  std::map<std::string, std::string> result_summary;
+  for (const auto& e : old.events)
+    if (e.role == "tool") result_summary[e.call_id] = e.kind + ": " + e.summary;
+  BOOST_TEST(result_summary.size() == 26u);
+  int exit_127 = 0, sandbox = 0;
+  for (const auto& [id, summary] : result_summary) {
+    exit_127 += summary == "error: failed: exit code 127";
+    sandbox += summary.starts_with("error: failed: failed in sandbox");
+  }
+  BOOST_TEST(exit_127 == 1);  // update_plan run as a shell command
+  BOOST_TEST(sandbox == 3);   // cargo test (sandbox denied), two cargo check timeouts
+
+  // Unified exec still running: the exit code arrives with exec_command_end (0 here: no error).
+  RecordBatch tui = parse(kTui125);
+  auto running = with_call_id(tui, "call_Y2p6KmqwoTtpi6atpDPuxC5M");
+  BOOST_TEST_REQUIRE(running.size() == 2u);
+  BOOST_TEST(running[1]->kind == "tool_result");
+  BOOST_TEST(running[1]->summary == "Process running with session ID 48230");
+  auto poll = with_call_id(tui, "call_QazIeAavKevvIILVQkrDdKKT");
+  BOOST_TEST_REQUIRE(poll.size() == 2u);
+  BOOST_TEST(poll[0]->tool == "write_stdin");
+  BOOST_TEST(poll[1]->summary == "exit code 0");
+}
+
+BOOST_AUTO_TEST_CASE(a_running_command_that_fails_later_becomes_an_error) {
+  // The 0.125.0 fixture's first command, with exec_command_end rewritten to exit code 1: the
+  // output said "still running", so only the status record can tell the failure.
+  std::string data = helix::test::read_file(helix::test::fixture(kTui125));
+  const std::string ok = "\"exit_code\":0,";
+  const std::size_t at = data.find(ok);
+  BOOST_TEST_REQUIRE(at != std::string::npos);
+  data.replace(at, ok.size(), "\"exit_code\":1,");
+  RecordBatch batch;
+  codex().adapter().parse("/x/sessions/" + std::string(kTui125).substr(6), HELIX_LAYOUT_LINES, 0,
+                          data, "", batch);
+  auto events = with_call_id(batch, "call_Y2p6KmqwoTtpi6atpDPuxC5M");
+  BOOST_TEST_REQUIRE(events.size() == 3u);
+  BOOST_TEST(events[2]->kind == "error");
+  BOOST_TEST(events[2]->summary == "failed: exit code 1");
+}
+
+BOOST_AUTO_TEST_CASE(apply_patch_in_all_three_forms_is_an_edit) {
+  // Freeform custom tool (0.104 Desktop: 22 calls), shell-wrapped heredoc (2025-08-06 L0),
+  // shell argv ["apply_patch", ...] (TypeScript fixture).
+  RecordBatch desktop = parse(kDesktop104);
+  int custom = 0;
+  for (const auto& e : desktop.events) custom += e.kind == "edit" && e.tool == "apply_patch";
+  BOOST_TEST(custom == 22);
+  RecordBatch old = parse(kLegacyL0);
+  for (const auto& e : old.events)
+    if (e.kind == "edit") {
+      BOOST_TEST(e.tool == "shell");
+      BOOST_TEST(e.summary == "apply_patch M codex-rs/core/src/model_provider_info.rs");
+    }
+  RecordBatch ts = parse(kTypeScript);
+  for (const auto& e : ts.events)
+    if (e.kind == "edit") BOOST_TEST(e.summary == "apply_patch M src/main.py");
+}
+
+BOOST_AUTO_TEST_CASE(test_commands_are_test_runs) {
+  RecordBatch old = parse(kLegacyL0);
+  for (const auto& e : old.events)
+    if (e.kind == "test_run") BOOST_TEST(e.text == "cd codex-rs && cargo test --workspace --all-features --quiet");
+  RecordBatch ts = parse(kTypeScript);
+  auto run = with_call_id(ts, "call_0003");
+  BOOST_TEST_REQUIRE(run.size() == 2u);
+  BOOST_TEST(run[0]->kind == "test_run");
+  BOOST_TEST(run[1]->kind == "error");
+  BOOST_TEST(run[1]->summary == "failed: exit code 1");
+}
+
+BOOST_AUTO_TEST_CASE(turn_events_errors_and_interrupts) {
+  RecordBatch batch = parse(kComposite);
+  int aborted = 0, event_errors = 0, mcp_errors = 0;
+  for (const auto& e : batch.events) {
+    if (e.kind == "human_intervention") aborted += e.summary == "turn aborted: interrupted";
+    if (e.kind == "error" && e.role == "system") ++event_errors;             // event_msg error
+    if (e.kind == "error" && e.role == "tool") mcp_errors += e.summary.starts_with("failed: error:");
+  }
+  BOOST_TEST(aborted == 1);
+  BOOST_TEST(event_errors == 1);
+  BOOST_TEST(mcp_errors == 1);  // mcp_tool_call_end result {"Err": ...}
+  // A task_complete carrying an error says so.
+  int failed_turns = 0;
+  for (const auto& e : batch.events) failed_turns += e.kind == "completion" && e.summary.starts_with("turn failed");
+  BOOST_TEST(failed_turns == 1);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_types_are_kept_as_other_and_reported) {
+  const std::string data =
+      "{\"timestamp\":\"2027-01-01T00:00:00.000Z\",\"type\":\"brand_new_line\",\"payload\":{}}\n"
+      "{\"timestamp\":\"2027-01-01T00:00:00.001Z\",\"type\":\"event_msg\",\"payload\":{\"type\":"
+      "\"brand_new_event\"}}\n"
+      "{\"timestamp\":\"2027-01-01T00:00:00.002Z\",\"type\":\"response_item\",\"payload\":{"
+      "\"type\":\"brand_new_item\"}}\n"
+      "{\"timestamp\":\"2027-01-01T00:00:00.003Z\",\"type\":\"event_msg\",\"payload\":{\"type\":"
+      "\"item_completed\",\"item\":{\"type\":\"BrandNewItem\"}}}\n"
+      "{not json\n";
+  RecordBatch batch;
+  codex().adapter().parse(
+      "/x/sessions/rollout-2027-01-01T00-00-00-01a30000-0000-7000-8000-000000000001.jsonl",
+      HELIX_LAYOUT_LINES, 0, data, "", batch);
+  BOOST_TEST(batch.events.size() == 4u);
+  for (const auto& e : batch.events) {
+    BOOST_TEST(e.kind == "other");
+    BOOST_TEST(e.session_id == "01a30000-0000-7000-8000-000000000001");  // from the file name
+    BOOST_TEST(e.payload_index >= 0);
+  }
+  BOOST_TEST(warnings(batch, "unknown_type") == 4);
+  BOOST_TEST(warnings(batch, "invalid_json") == 1);
+}
+
+// ---- sessions -------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(session_fields_come_from_session_meta_and_turn_context) {
+  struct Expected {
+    std::string fixture, id, cwd, branch, version, model;
+    int64_t started_at_ms;
+  };
+  const std::vector<Expected> expected = {
+      {kLegacyL0, "05997ac9-0e06-4251-8576-cc16266d3022", "", "main", "", "", 1754503331653},
+      {kTypeScript, "3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51", "", "", "", "", 1745157791482},
+      {kExec077, "019b7f94-51b4-7593-922e-ba12b5b73b52",
+       "/Users/Nikita_Levyankov/repos/EPMCDME/codemie-ai/codemie-code", "codex", "0.77.0",
+       "gpt-5-1-codex-2025-11-13", 1767371985332},
+      {kTui125, "019e1625-789d-76c0-80ab-3724b5ddb799",
+       "/Users/Sample_User/repos/codemie-ai/codemie-code", "feat/codex-agent-plugin", "0.125.0",
+       "gpt-5.5", 1778488015042},
+      {kExec169, "01a2029b-bd0f-7b52-b27b-ba8d4ea361c8", "/tmp/mockworkA", "", "0.169.0",
+       "gpt-5.5", 1795340090644},
+      {kTui169, "01a2029e-059d-7da1-9afe-8f127feb8172", "/tmp/mockworkD", "master", "0.169.0",
+       "gpt-5.5", 1795340240301},
+      // Later session_meta lines (other threads in this composite) change nothing.
+      {kComposite, "019fc8be-3658-7ca3-9e29-000000000000", "/tmp/repo", "main", "0.146.0",
+       "gpt-5.6-sol", 1785754136000},
+  };
+  for (const auto& x : expected) {
+    BOOST_TEST_CONTEXT(x.fixture) {
+      helix::SessionRecord s = merged_session(parse(x.fixture));
+      BOOST_TEST(s.native_id == x.id);
+      BOOST_TEST(s.cwd == x.cwd);
+      BOOST_TEST(s.git_branch == x.branch);
+      BOOST_TEST(s.agent_version == x.version);
+      BOOST_TEST(s.model == x.model);
+      BOOST_TEST(s.started_at_ms == x.started_at_ms);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_fork_keeps_its_own_session_meta_and_names_its_parent) {
+  RecordBatch batch = parse(kFork077);
+  helix::SessionRecord s = merged_session(batch);
+  BOOST_TEST(s.native_id == "019b7fa0-0000-7000-8000-00000000f0c1");
+  BOOST_TEST(s.parent_native_id == "019b7f94-51b4-7593-922e-ba12b5b73b52");
+  BOOST_TEST(s.started_at_ms == 1767373200095);  // the fork's own start, not the parent's
+  BOOST_TEST(s.git_branch == "");  // the replayed parent session_meta (branch "codex") is ignored
+  for (const auto& e : batch.events) BOOST_TEST(e.session_id == s.native_id);
+}
+
+// ---- tokens ---------------------------------------------------------------------------------
+
+// Totals by codex.md §3.3, computed independently (python over the fixture, see the report) and
+// equal to the last total_token_usage / thread_token_usage each file contains, normalized:
+// input = input - cached, cache_read = cached, output (includes reasoning), reasoning.
+BOOST_AUTO_TEST_CASE(token_totals_match_the_totals_in_each_file) {
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> expected = {
+      // final total_token_usage {22474 in, 14848 cached, 300 out, 128 reasoning}; 2 of 5
+      // non-null token_counts repeat the previous total.
+      {kExec077, {7626, 14848, 300, 128, 0}},
+      // final {7204025, 6836352, 36075, 17896} = 7,240,100 tokens; 80 of 162 lines repeat.
+      {kDesktop104, {367673, 6836352, 36075, 17896, 0}},
+      {kIncomplete104, {31013, 3456, 431, 264, 0}},      // final {34469, 3456, 431, 264}
+      {kSmall104, {59525, 238848, 1123, 483, 0}},        // final {298373, 238848, 1123, 483}
+      {kTui125, {20786, 37120, 374, 62, 0}},             // final {57906, 37120, 374, 62}
+      // token_usage_record per response_id: thread_token_usage {58990, 47872, 625, 220}.
+      {kExec169, {11118, 47872, 625, 220, 0}},
+      {kTui169, {7100, 0, 45, 0, 0}},                    // thread {7100, 0, 45, 0}
+      // The parent's replayed totals are a baseline only: the fork's own delta is
+      // {30474 - 22474 in, 21848 - 14848 cached, 350 - 300 out, 138 - 128 reasoning}.
+      {kFork077, {1000, 7000, 50, 10, 0}},
+      // Composite (not one session): only its first token_count counts; the later ones follow
+      // replayed session_meta lines of other threads.
+      {kComposite, {12757, 3584, 81, 63, 0}},
+      {kLegacyL0, {0, 0, 0, 0, 0}},
+  };
+  for (const auto& [fixture, totals] : expected) {
+    BOOST_TEST_CONTEXT(fixture) {
+      BOOST_TEST(usage_totals(parse(fixture)) == totals, boost::test_tools::per_element());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(usage_records_dedupe_on_response_id_and_carry_the_model) {
+  RecordBatch batch = parse(kExec169);
+  BOOST_TEST_REQUIRE(batch.usage.size() == 6u);  // resp_0..resp_5, token_count lines ignored
+  std::set<std::string> keys;
+  for (const auto& u : batch.usage) {
+    keys.insert(u.key);
+    BOOST_TEST(u.model == "gpt-5.5");
+  }
+  BOOST_TEST(keys.size() == 6u);
+  BOOST_TEST(keys.count("01a2029b-bd0f-7b52-b27b-ba8d4ea361c8/resp_0") == 1u);
+  // Token-count deltas are unique records (empty key) with the turn's model.
+  RecordBatch desktop = parse(kDesktop104);
+  BOOST_TEST(desktop.usage.size() == 81u);  // 162 lines, 1 null info, 80 repeats
+  for (const auto& u : desktop.usage) {
+    BOOST_TEST(u.key.empty());
+    BOOST_TEST(!u.model.empty());
+  }
+}
+
+// ---- chunked parsing ------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(chunked_parsing_gives_the_same_events_and_usage) {
+  using EventKey = std::tuple<std::string, uint64_t, uint32_t, std::string, std::string,
+                              std::string, std::string, std::string, std::string>;
+  auto events = [](const RecordBatch& b) {
+    std::vector<EventKey> out;
+    for (const auto& e : b.events)
+      out.emplace_back(e.session_id, e.source_offset, e.ordinal, e.kind, e.call_id, e.uid,
+                       e.summary, e.text, e.model);
+    return out;
+  };
+  auto usage = [](const RecordBatch& b) {
+    std::vector<std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t>> out;
+    for (const auto& u : b.usage)
+      out.emplace_back(u.key, u.model, u.input_tokens, u.cache_read_tokens, u.output_tokens,
+                       u.reasoning_tokens);
+    return out;
+  };
+  std::vector<std::string> fixtures = kWrapperFixtures;
+  fixtures.push_back(kLegacyL0);
+  for (const auto& f : fixtures) {
+    const auto& adapter = f == kLegacyL0 ? legacy() : codex();
+    RecordBatch whole = parse(f);
+    for (std::size_t chunk : {1u, 3000u}) {  // 1 byte: one line per call
+      BOOST_TEST_CONTEXT(f << " in chunks of " << chunk) {
+        RecordBatch pieces = adapter.parse_file_in_chunks(helix::test::fixture(f), chunk);
+        BOOST_TEST((events(pieces) == events(whole)));
+        BOOST_TEST((usage(pieces) == usage(whole)));
+        BOOST_TEST(merged_session(pieces).native_id == merged_session(whole).native_id);
+        BOOST_TEST(merged_session(pieces).model == merged_session(whole).model);
+      }
+    }
+  }
+}
