@@ -221,6 +221,39 @@ BOOST_AUTO_TEST_CASE(streamed_chunks_coalesce_across_parse_calls) {
   BOOST_TEST(usage[0].cost_usd == 0.25);  // 2.5e9 ticks of 1e-10 USD
 }
 
+// A bare ACP notification (legacy, no envelope) and a rewind marker, which is kept as
+// lifecycle: the journal is append-only, so the rewound turn's events stay.
+BOOST_AUTO_TEST_CASE(legacy_lines_and_rewind_markers) {
+  const RecordBatch b = parse_text(
+      "/g/sessions/%2Ftmp/s1/updates.jsonl",
+      R"({"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}})"
+      "\n"
+      R"({"timestamp":1795340200,"method":"_x.ai/session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"rewind_marker","target_prompt_index":0,"created_at":"x"}}})"
+      "\n");
+  BOOST_TEST(kinds(b) == (std::vector<std::string>{"assistant_msg", "lifecycle"}),
+             boost::test_tools::per_element());
+  BOOST_TEST_REQUIRE(b.events.size() == 2u);
+  BOOST_TEST(b.events[0].text == "hi");
+  BOOST_TEST(b.events[1].summary == "rewind to prompt 0");
+  BOOST_TEST(b.events[1].ts_ms == 1795340200000);  // envelope seconds when no agentTimestampMs
+  BOOST_TEST(b.warnings.empty());
+}
+
+// 12,000 control characters escape to ~72 KB of JSON: more than the host accepts as state, so
+// the open message is emitted at once instead of carried.
+BOOST_AUTO_TEST_CASE(saved_state_stays_under_the_host_limit) {
+  std::string escaped;
+  for (int i = 0; i < 12000; ++i) escaped += "\\u0001";
+  const RecordBatch b = parse_text(
+      "/g/sessions/%2Ftmp/s1/updates.jsonl",
+      R"({"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":")" +
+          escaped + "\"}}}\n");
+  BOOST_TEST_REQUIRE(b.events.size() == 1u);
+  BOOST_TEST(b.events[0].text.size() == 12000u);
+  BOOST_TEST_REQUIRE(b.saved_state.has_value());
+  BOOST_TEST(b.saved_state->size() < 1024u);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_updates_are_kept_and_reported) {
   const std::string path = "/g/sessions/%2Ftmp/s1/updates.jsonl";
   const RecordBatch b = parse_text(

@@ -19,6 +19,7 @@ using helix::json::str;
 // a longer message is emitted in parts.
 constexpr std::size_t kMaxOpenText = 40 * 1024;
 constexpr std::size_t kMaxOpenPayload = 16 * 1024;
+constexpr std::size_t kMaxStateBytes = 60 * 1024;
 
 struct OpenMessage {
   std::string kind;  // the sessionUpdate of its chunks
@@ -52,6 +53,15 @@ const std::set<std::string_view> kLifecycle = {
     "reasoning_completed", "response_completed", "background_tasks", "session_status",
     "last_turn_summary", "interaction_resolved", "pending_interaction", "unknown"};
 
+// A tool_call_update that is not final, recognized without parsing: each may repeat the whole
+// output so far (one real session had 2.3 GB of them), and none becomes an event. Only a
+// conservative prefilter: a line it lets through is still checked after parsing.
+bool is_tool_progress(std::string_view line) {
+  const auto has = [&](std::string_view needle) { return line.find(needle) != line.npos; };
+  return has("\"sessionUpdate\":\"tool_call_update\"") && !has("\"status\":\"completed\"") &&
+         !has("\"status\":\"failed\"");
+}
+
 bool is_chunk(std::string_view kind) {
   return kind == "user_message_chunk" || kind == "agent_message_chunk" ||
          kind == "agent_thought_chunk";
@@ -65,6 +75,7 @@ class JournalParser {
   void run() {
     load_state();
     for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
+      if (is_tool_progress(line)) return close_message();
       for_each_record(ctx_, parser_, line, offset,
                       [&](const object& record, std::string_view raw, uint64_t at) {
                         handle(record, raw, at);
@@ -277,7 +288,18 @@ class JournalParser {
                                 std::string(str(*open, "text")), std::string(str(*open, "payload"))};
   }
 
+  // JSON escaping can multiply the open text's size: past the host's limit, the message is
+  // emitted as it stands rather than carried.
   void save_state() {
+    std::string state = state_json();
+    if (state.size() > kMaxStateBytes && state_.open) {
+      close_message();
+      state = state_json();
+    }
+    ctx_.save_state(state);
+  }
+
+  std::string state_json() const {
     object saved{{"prompt_index", state_.prompt_index},
                  {"turns", state_.turns},
                  {"model", state_.model}};
@@ -287,7 +309,7 @@ class JournalParser {
                              {"ts_ms", state_.open->ts_ms},
                              {"text", state_.open->text},
                              {"payload", state_.open->payload}};
-    ctx_.save_state(boost::json::serialize(saved));
+    return boost::json::serialize(saved);
   }
 
   helix::ParseContext& ctx_;
