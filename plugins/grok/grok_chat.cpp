@@ -54,8 +54,9 @@ class ChatParser {
 
   // Real prompts carry prompt_index and no synthetic_reason. The session preamble
   // (<user_info>...) has neither; synthetic items are context Grok injected.
+  // Image parts are left out of prompt text, as in updates.jsonl, so the uids agree.
   void user(const object& item) {
-    const std::string text = content_text(item.if_contains("content"), true);
+    const std::string text = content_text(item.if_contains("content"));
     const std::string_view reason = str(item, "synthetic_reason");
     if (!reason.empty()) {
       if (reason == "interjection") return prompt(unwrap_user_query(text), "human_intervention", -1);
@@ -69,7 +70,7 @@ class ChatParser {
   // The legacy form has no prompt_index or synthetic_reason: every user message but the
   // preamble counts as the next prompt.
   void legacy_user(const object& item) {
-    const std::string text = content_text(item.if_contains("content"), true);
+    const std::string text = content_text(item.if_contains("content"));
     if (trim(text).starts_with("<user_info>")) return context("user", "session preamble", text);
     prompt(unwrap_user_query(text), "user_msg", prompt_index_ + 1);
   }
