@@ -4,13 +4,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "plugin_registry.hpp"
+#include "temp_dir.hpp"
 
 #include <cstddef>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <string>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -126,9 +125,8 @@ BOOST_AUTO_TEST_CASE(missing_directory_is_reported) {
 // One directory holding every case: refusals sort before and after the good plugin, which
 // still loads; files not named libhelix_*.so are not plugins and are ignored.
 BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("helix-mixed-{}", ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const helix::test::TempDir temp;
+  const fs::path& dir = temp.path();
   const std::pair<const char*, const char*> cases[] = {
       {"abi_major", "abi_major"},         {"abi_minor", "abi_minor"},
       {"no_entry", "no_entry"},           {"good", "good"},
@@ -136,7 +134,7 @@ BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
   for (const auto& [test_case, name] : cases)
     fs::copy_file(plugin_file(test_case, name), dir / plugin_file(test_case, name).filename());
   fs::copy_file(plugin_file("good", "good"), dir / "libother.so");  // wrong name: not a plugin
-  std::ofstream(dir / "libhelix_garbage.so") << "not a shared library\n";
+  helix::test::write_file(dir / "libhelix_garbage.so", "not a shared library\n");
 
   helix::PluginRegistry registry;
   registry.load_directory(dir);
@@ -149,5 +147,4 @@ BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
       "libhelix_no_entry.so",  "libhelix_null_parse.so", "libhelix_small_table.so"};
   BOOST_TEST(refused == expected, boost::test_tools::per_element());
   BOOST_TEST(contains(registry.refused()[2].reason, "it is not a readable shared library"));
-  fs::remove_all(dir);
 }
