@@ -5,8 +5,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "adapter_harness.hpp"
+#include "config.hpp"
+#include "store.hpp"
+#include "sweep.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -546,4 +550,56 @@ BOOST_AUTO_TEST_CASE(chunked_parsing_gives_the_same_events_and_usage) {
       }
     }
   }
+}
+
+// ---- the sweep: claims by probe score -------------------------------------------------------
+
+// Without codex-legacy the old files are left unclaimed with a message naming them (nothing is
+// misread by the wrapper plugin); once it is installed, the next sweep claims them.
+BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it_is_back) {
+  namespace fs = std::filesystem;
+  helix::test::TempDir dir;
+  const fs::path home = dir / "codex";
+  auto place = [&](const std::string& fixture, const std::string& relative) {
+    helix::test::write_file(home / relative,
+                            helix::test::read_file(helix::test::fixture(fixture)));
+    return fs::weakly_canonical(home / relative).string();
+  };
+  const std::string wrapper = place(kExec169, "sessions/2026/11/22/" + kExec169.substr(6));
+  const std::string lines = place(kLegacyL0, "sessions/2025/08/06/" + kLegacyL0.substr(6));
+  const std::string document = place(kTypeScript, "sessions/" + kTypeScript.substr(6));
+  ::setenv("CODEX_HOME", home.c_str(), 1);
+  ::setenv("CLAUDE_CONFIG_DIR", (dir / "no-claude").c_str(), 1);
+  ::setenv("GROK_HOME", (dir / "no-grok").c_str(), 1);
+
+  fs::create_directories(dir / "codex-only");
+  fs::copy_file(fs::path(HELIX_TEST_PLUGIN_DIR) / "libhelix_codex.so",
+                dir / "codex-only" / "libhelix_codex.so");
+  helix::PluginRegistry codex_only;
+  codex_only.load_directory(dir / "codex-only");
+  BOOST_TEST_REQUIRE(codex_only.find("codex") != nullptr);
+  helix::Config config;
+  helix::Store store(dir / "store" / "helix.db");
+
+  helix::SweepReport first = helix::Sweep(store, codex_only, config).run();
+  BOOST_TEST(first.sources_unclaimed == 2);
+  for (const auto& path : {lines, document}) {
+    BOOST_TEST(store.find_source(path)->state == "unclaimed");
+    BOOST_TEST(std::count_if(first.problems.begin(), first.problems.end(), [&](const auto& p) {
+                 return p.starts_with(path + ": no loaded plugin recognises this file");
+               }) == 1);
+  }
+  BOOST_TEST(store.find_source(wrapper)->adapter == "codex");
+
+  helix::PluginRegistry all;
+  all.load_directory(HELIX_TEST_PLUGIN_DIR);
+  helix::SweepReport second = helix::Sweep(store, all, config).run();
+  BOOST_TEST(second.sources_unclaimed == 0);
+  BOOST_TEST(second.problems.empty());
+  BOOST_TEST(store.find_source(lines)->adapter == "codex-legacy");
+  BOOST_TEST(store.find_source(document)->adapter == "codex-legacy");
+  BOOST_TEST(store.find_source(document)->layout == uint32_t{HELIX_LAYOUT_DOCUMENT});
+  BOOST_TEST(store.find_source(wrapper)->adapter == "codex");
+  BOOST_TEST(store.session("codex:05997ac9-0e06-4251-8576-cc16266d3022").has_value());
+  BOOST_TEST(store.session("codex:3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51").has_value());
 }
