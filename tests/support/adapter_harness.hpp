@@ -4,6 +4,7 @@
 
 #include "adapter_instance.hpp"
 #include "plugin_registry.hpp"
+#include "temp_dir.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -25,13 +26,6 @@ inline std::filesystem::path fixture(const std::string& relative) {
   return std::filesystem::path(HELIX_TEST_FIXTURE_DIR) / relative;
 }
 
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Loads the build's plugin directory once and gives access to one adapter.
 class AdapterHarness {

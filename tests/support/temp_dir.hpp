@@ -1,9 +1,10 @@
-// Test support: a fresh directory under $TMPDIR, removed with everything in it afterwards.
+// Test support: a fresh directory under $TMPDIR (removed afterwards), and whole-file I/O.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -30,6 +31,14 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 inline void write_file(const std::filesystem::path& path, const std::string& bytes,
                        bool append = false) {
