@@ -304,6 +304,10 @@ BOOST_AUTO_TEST_CASE(messages_in_both_files_share_their_native_keys) {
   const auto keys = native_keys(chat);
   BOOST_TEST(keys.size() == 6u);
   BOOST_TEST(keys == native_keys(journal));
+  // The prompt index that reply uids carry survives line-by-line sweeps (saved state).
+  const RecordBatch chat_by_line =
+      harness().parse_file_in_chunks(fixture(kSessionDir + "chat_history.jsonl"), 1);
+  BOOST_TEST(native_keys(chat_by_line) == keys);
   std::map<std::string, int> stored;  // kinds left after the host's dedupe
   std::set<std::pair<std::string, uint32_t>> seen;
   for (const RecordBatch* batch : {&chat, &journal})
