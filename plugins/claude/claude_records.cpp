@@ -124,6 +124,8 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
                      "a '" + std::string(type) + "' record names no session and the path none");
   Record r{o, type, session, str(o, "uuid"), str(o, "parentUuid"), payload, offset};
   r.ts_ms = json::iso8601_ms(str(o, "timestamp"));
+  if (auto* snapshot = obj(o, "snapshot"); r.ts_ms == 0 && snapshot)  // file-history-snapshot
+    r.ts_ms = json::iso8601_ms(str(*snapshot, "timestamp"));
   r.flags = source_.agent_file || json::truthy(o, "isSidechain") ? HELIX_EVENT_SIDECHAIN : 0u;
   note_session(r);
 
