@@ -2,14 +2,8 @@
 // SOURCES.md): which plugin claims which era, the events of every fixture, tool pairing and
 // failures, session fields, and token totals checked against the totals the files contain.
 #define BOOST_TEST_MODULE codex_adapter
-#include <boost/test/unit_test.hpp>
-
-#include "adapter_harness.hpp"
-#include "config.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -17,6 +11,11 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "adapter_harness.hpp"
+#include "config.hpp"
+#include "store.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -47,9 +46,9 @@ const std::string kExec169 =
 const std::string kTui169 =
     "codex/rollout-2026-11-22T09-37-20-01a2029e-059d-7da1-9afe-8f127feb8172.jsonl";
 
-const std::vector<std::string> kWrapperFixtures = {kExec077,  kFork077, kDesktop104,
+const std::vector<std::string> kWrapperFixtures = {kExec077,       kFork077,  kDesktop104,
                                                    kIncomplete104, kSmall104, kTui125,
-                                                   kComposite, kExec169, kTui169};
+                                                   kComposite,     kExec169,  kTui169};
 
 const AdapterHarness& codex() {
   static const AdapterHarness harness("codex");
@@ -113,8 +112,9 @@ helix::SessionRecord merged_session(const RecordBatch& batch) {
     if (!r.model.empty()) s.model = r.model;
     if (!r.agent_version.empty()) s.agent_version = r.agent_version;
     if (!r.title.empty()) s.title = r.title;
-    if (r.started_at_ms) s.started_at_ms = s.started_at_ms ? std::min(s.started_at_ms, r.started_at_ms)
-                                                          : r.started_at_ms;
+    if (r.started_at_ms)
+      s.started_at_ms =
+          s.started_at_ms ? std::min(s.started_at_ms, r.started_at_ms) : r.started_at_ms;
     s.ended_at_ms = std::max(s.ended_at_ms, r.ended_at_ms);
   }
   return s;
@@ -174,8 +174,9 @@ BOOST_AUTO_TEST_CASE(both_plugins_declare_one_flavor_and_the_same_sources) {
 BOOST_AUTO_TEST_CASE(compressed_names_are_probed_by_their_decompressed_content) {
   // The host hands probe() the decompressed head; the .zst suffix must not change the verdict.
   const std::string head = helix::test::read_file(helix::test::fixture(kExec169)).substr(0, 65536);
-  const std::string path = "/x/sessions/2026/11/22/rollout-2026-11-22T09-34-50-"
-                           "01a2029b-bd0f-7b52-b27b-ba8d4ea361c8.jsonl.zst";
+  const std::string path =
+      "/x/sessions/2026/11/22/rollout-2026-11-22T09-34-50-"
+      "01a2029b-bd0f-7b52-b27b-ba8d4ea361c8.jsonl.zst";
   BOOST_TEST(codex().adapter().probe(path, head, 12345) == 100);
   BOOST_TEST(legacy().adapter().probe(path, head, 12345) == 0);
 }
@@ -234,9 +235,9 @@ BOOST_AUTO_TEST_CASE(real_prompts_are_not_confused_with_injected_context) {
   std::vector<std::string> prompts;
   for (const auto& e : batch.events)
     if (e.kind == "user_msg") prompts.push_back(e.text);
-  BOOST_TEST((prompts == std::vector<std::string>{
-                  "Create hello.txt saying hello, then show me the directory.",
-                  "Thanks, say bye."}));
+  BOOST_TEST((prompts ==
+              std::vector<std::string>{"Create hello.txt saying hello, then show me the directory.",
+                                       "Thanks, say bye."}));
   // 0.125.0: the AGENTS.md + environment_context item and the developer item are context.
   RecordBatch tui = parse(kTui125);
   int context = 0;
@@ -248,7 +249,8 @@ BOOST_AUTO_TEST_CASE(real_prompts_are_not_confused_with_injected_context) {
   // Legacy: the single prompt of the 2025-08-06 run.
   RecordBatch old = parse(kLegacyL0);
   for (const auto& e : old.events)
-    if (e.kind == "user_msg") BOOST_TEST(e.text.starts_with("Attempt to solve the reported issue."));
+    if (e.kind == "user_msg")
+      BOOST_TEST(e.text.starts_with("Attempt to solve the reported issue."));
 }
 
 // ---- tool calls, outputs and failures -------------------------------------------------------
@@ -367,7 +369,8 @@ BOOST_AUTO_TEST_CASE(apply_patch_in_all_three_forms_is_an_edit) {
 BOOST_AUTO_TEST_CASE(test_commands_are_test_runs) {
   RecordBatch old = parse(kLegacyL0);
   for (const auto& e : old.events)
-    if (e.kind == "test_run") BOOST_TEST(e.text == "cd codex-rs && cargo test --workspace --all-features --quiet");
+    if (e.kind == "test_run")
+      BOOST_TEST(e.text == "cd codex-rs && cargo test --workspace --all-features --quiet");
   RecordBatch ts = parse(kTypeScript);
   auto run = with_call_id(ts, "call_0003");
   BOOST_TEST_REQUIRE(run.size() == 2u);
@@ -381,15 +384,17 @@ BOOST_AUTO_TEST_CASE(turn_events_errors_and_interrupts) {
   int aborted = 0, event_errors = 0, mcp_errors = 0;
   for (const auto& e : batch.events) {
     if (e.kind == "human_intervention") aborted += e.summary == "turn aborted: interrupted";
-    if (e.kind == "error" && e.role == "system") ++event_errors;             // event_msg error
-    if (e.kind == "error" && e.role == "tool") mcp_errors += e.summary.starts_with("failed: error:");
+    if (e.kind == "error" && e.role == "system") ++event_errors;  // event_msg error
+    if (e.kind == "error" && e.role == "tool")
+      mcp_errors += e.summary.starts_with("failed: error:");
   }
   BOOST_TEST(aborted == 1);
   BOOST_TEST(event_errors == 1);
   BOOST_TEST(mcp_errors == 1);  // mcp_tool_call_end result {"Err": ...}
   // A task_complete carrying an error says so.
   int failed_turns = 0;
-  for (const auto& e : batch.events) failed_turns += e.kind == "completion" && e.summary.starts_with("turn failed");
+  for (const auto& e : batch.events)
+    failed_turns += e.kind == "completion" && e.summary.starts_with("turn failed");
   BOOST_TEST(failed_turns == 1);
 }
 
@@ -433,8 +438,8 @@ BOOST_AUTO_TEST_CASE(session_fields_come_from_session_meta_and_turn_context) {
       {kTui125, "019e1625-789d-76c0-80ab-3724b5ddb799",
        "/Users/Sample_User/repos/codemie-ai/codemie-code", "feat/codex-agent-plugin", "0.125.0",
        "gpt-5.5", 1778488015042},
-      {kExec169, "01a2029b-bd0f-7b52-b27b-ba8d4ea361c8", "/tmp/mockworkA", "", "0.169.0",
-       "gpt-5.5", 1795340090644},
+      {kExec169, "01a2029b-bd0f-7b52-b27b-ba8d4ea361c8", "/tmp/mockworkA", "", "0.169.0", "gpt-5.5",
+       1795340090644},
       {kTui169, "01a2029e-059d-7da1-9afe-8f127feb8172", "/tmp/mockworkD", "master", "0.169.0",
        "gpt-5.5", 1795340240301},
       // Later session_meta lines (other threads in this composite) change nothing.
@@ -476,12 +481,12 @@ BOOST_AUTO_TEST_CASE(token_totals_match_the_totals_in_each_file) {
       {kExec077, {7626, 14848, 300, 128, 0}},
       // final {7204025, 6836352, 36075, 17896} = 7,240,100 tokens; 80 of 162 lines repeat.
       {kDesktop104, {367673, 6836352, 36075, 17896, 0}},
-      {kIncomplete104, {31013, 3456, 431, 264, 0}},      // final {34469, 3456, 431, 264}
-      {kSmall104, {59525, 238848, 1123, 483, 0}},        // final {298373, 238848, 1123, 483}
-      {kTui125, {20786, 37120, 374, 62, 0}},             // final {57906, 37120, 374, 62}
+      {kIncomplete104, {31013, 3456, 431, 264, 0}},  // final {34469, 3456, 431, 264}
+      {kSmall104, {59525, 238848, 1123, 483, 0}},    // final {298373, 238848, 1123, 483}
+      {kTui125, {20786, 37120, 374, 62, 0}},         // final {57906, 37120, 374, 62}
       // token_usage_record per response_id: thread_token_usage {58990, 47872, 625, 220}.
       {kExec169, {11118, 47872, 625, 220, 0}},
-      {kTui169, {7100, 0, 45, 0, 0}},                    // thread {7100, 0, 45, 0}
+      {kTui169, {7100, 0, 45, 0, 0}},  // thread {7100, 0, 45, 0}
       // The parent's replayed totals are a baseline only: the fork's own delta is
       // {30474 - 22474 in, 21848 - 14848 cached, 350 - 300 out, 138 - 128 reasoning}.
       {kFork077, {1000, 7000, 50, 10, 0}},
@@ -561,8 +566,7 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   helix::test::TempDir dir;
   const fs::path home = dir / "codex";
   auto place = [&](const std::string& fixture, const std::string& relative) {
-    helix::test::write_file(home / relative,
-                            helix::test::read_file(helix::test::fixture(fixture)));
+    helix::test::write_file(home / relative, helix::test::read_file(helix::test::fixture(fixture)));
     return fs::weakly_canonical(home / relative).string();
   };
   const std::string wrapper = place(kExec169, "sessions/2026/11/22/" + kExec169.substr(6));

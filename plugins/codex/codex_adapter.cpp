@@ -1,11 +1,11 @@
 // plugins/codex/codex_adapter.cpp: the `codex` adapter, for Codex CLI rollouts written as
 // {timestamp,type,payload} lines (0.32 and later: session_meta, response_item, event_msg,
 // turn_context, compacted, token_usage_record, ...). Older files belong to codex-legacy.
-#include "codex_items.hpp"
-
 #include <algorithm>
 #include <array>
 #include <vector>
+
+#include "codex_items.hpp"
 
 namespace codex {
 namespace {
@@ -28,7 +28,7 @@ Tokens read_tokens(const bj::object& usage) {
 struct State {
   std::string session_id, parent_id, model;
   bool meta_seen = false;
-  Tokens previous_total{};   // last total_token_usage seen, the base of the next delta
+  Tokens previous_total{};  // last total_token_usage seen, the base of the next delta
   bool has_usage_records = false;
   std::string replay_second;  // token_counts stamped in this second replay the parent's
   bool replay_done = false;
@@ -76,7 +76,7 @@ constexpr std::size_t kMaxRunningCalls = 64;
 // Line types that carry no conversation (world snapshots, multi-agent and guardian internals).
 bool is_known_context_line(std::string_view type) {
   static constexpr std::array<std::string_view, 6> kTypes = {
-      "world_state",       "inter_agent_communication", "inter_agent_communication_metadata",
+      "world_state",      "inter_agent_communication", "inter_agent_communication_metadata",
       "retained_context", "security_risk_score",       "realtime_item"};
   return std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
 }
@@ -84,19 +84,26 @@ bool is_known_context_line(std::string_view type) {
 // event_msg types kept as "other": settings, goals, guardian verdicts, tool side channels.
 bool is_known_other_event(std::string_view type) {
   static constexpr std::array<std::string_view, 11> kTypes = {
-      "thread_settings_applied", "thread_goal_updated",   "guardian_assessment",
-      "web_search_end",          "image_generation_end",  "view_image_tool_call",
-      "dynamic_tool_call_request", "dynamic_tool_call_response", "sub_agent_activity",
-      "plan_update",             "session_configured"};
+      "thread_settings_applied",   "thread_goal_updated",
+      "guardian_assessment",       "web_search_end",
+      "image_generation_end",      "view_image_tool_call",
+      "dynamic_tool_call_request", "dynamic_tool_call_response",
+      "sub_agent_activity",        "plan_update",
+      "session_configured"};
   return type.starts_with("collab_") ||
          std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
 }
 
 bool is_known_other_item(std::string_view type) {
-  static constexpr std::array<std::string_view, 9> kTypes = {
-      "Plan",          "Extension",        "WebSearch",         "ImageView",
-      "ImageGeneration", "CollabAgentToolCall", "DynamicToolCall", "EnteredReviewMode",
-      "ExitedReviewMode"};
+  static constexpr std::array<std::string_view, 9> kTypes = {"Plan",
+                                                             "Extension",
+                                                             "WebSearch",
+                                                             "ImageView",
+                                                             "ImageGeneration",
+                                                             "CollabAgentToolCall",
+                                                             "DynamicToolCall",
+                                                             "EnteredReviewMode",
+                                                             "ExitedReviewMode"};
   return std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
 }
 
@@ -137,8 +144,7 @@ class CodexAdapter : public helix::Adapter {
     std::vector<std::pair<bj::value, std::size_t>> values;
     std::size_t error_at = 0;
     std::string error = parser_.parse(
-        line, [&](const bj::value& v, std::size_t at) { values.emplace_back(v, at); },
-        &error_at);
+        line, [&](const bj::value& v, std::size_t at) { values.emplace_back(v, at); }, &error_at);
     for (std::size_t i = 0; i < values.size(); ++i) {
       const std::size_t end = i + 1 < values.size() ? values[i + 1].second : line.size();
       std::string_view raw = line.substr(values[i].second, end - values[i].second);
@@ -167,7 +173,8 @@ class CodexAdapter : public helix::Adapter {
       if (auto model = str(*payload, "model"); !model.empty()) state_.model = std::string(model);
       return;
     }
-    if (type == "session_meta" && payload) return on_session_meta(ctx, *payload, stamp, offset, ts, raw);
+    if (type == "session_meta" && payload)
+      return on_session_meta(ctx, *payload, stamp, offset, ts, raw);
     Record record(ctx, session_id(), offset, ts, raw, state_.model);
     if (!payload) {
       record.emit({.kind = "other", .summary = "record without payload"});
@@ -178,7 +185,9 @@ class CodexAdapter : public helix::Adapter {
       on_event(ctx, record, *payload, stamp, offset);
     } else if (type == "compacted") {
       // replacement_history repeats earlier messages: not new conversation.
-      record.emit({.kind = "lifecycle", .role = "system", .summary = "context compacted",
+      record.emit({.kind = "lifecycle",
+                   .role = "system",
+                   .summary = "context compacted",
                    .text = str(*payload, "message")});
     } else if (type == "token_usage_record") {
       on_usage_record(ctx, *payload, ts, offset);
@@ -206,8 +215,8 @@ class CodexAdapter : public helix::Adapter {
                  .git_branch = git ? str(*git, "branch") : std::string_view(),
                  .agent_version = str(meta, "cli_version"),
                  .started_at_ms = helix::json::iso8601_ms(str(meta, "timestamp"))});
-    std::string summary = "session started: codex " + std::string(str(meta, "cli_version")) +
-                          " " + std::string(str(meta, "originator"));
+    std::string summary = "session started: codex " + std::string(str(meta, "cli_version")) + " " +
+                          std::string(str(meta, "originator"));
     record.emit({.kind = "lifecycle", .role = "system", .summary = summary});
   }
 
@@ -245,14 +254,14 @@ class CodexAdapter : public helix::Adapter {
     if (const auto* meta = obj(line, "metadata");
         meta && helix::json::truthy(*meta, "compaction_output")) {
       std::string text = content_text(arr(item, "content"));
-      record.emit({.kind = "lifecycle", .role = "system", .summary = "compaction summary",
-                   .text = text});
+      record.emit(
+          {.kind = "lifecycle", .role = "system", .summary = "compaction summary", .text = text});
       return;
     }
     ItemResult result = map_response_item(record, item, Prompts::kFromEvents);
     if (!result.known)
-      ctx.warn(offset, "unknown_type", "unknown response_item type " +
-                                           std::string(str(item, "type")));
+      ctx.warn(offset, "unknown_type",
+               "unknown response_item type " + std::string(str(item, "type")));
     if (!result.running_call_id.empty()) {
       auto& running = state_.running_calls;
       running.push_back(std::move(result.running_call_id));
@@ -267,8 +276,7 @@ class CodexAdapter : public helix::Adapter {
     if (type == "user_message") {
       on_user_message(record, event);
     } else if (type == "agent_message" || type == "agent_reasoning" ||
-               type == "agent_reasoning_raw_content" ||
-               type == "agent_reasoning_section_break") {
+               type == "agent_reasoning_raw_content" || type == "agent_reasoning_section_break") {
       // Copies of the assistant message / reasoning response_items, which are the source for
       // these in every era (they exist in all of them and carry ids and phases).
     } else if (type == "token_count") {
@@ -278,14 +286,17 @@ class CodexAdapter : public helix::Adapter {
     } else if (type == "task_complete") {
       const auto* error = obj(event, "error");
       if (error) summary = "turn failed: " + std::string(str(*error, "message"));
-      record.emit({.kind = "completion", .role = "assistant",
+      record.emit({.kind = "completion",
+                   .role = "assistant",
                    .summary = error ? std::string_view(summary) : "turn complete",
                    .text = str(event, "last_agent_message")});
     } else if (type == "turn_aborted") {
       summary = "turn aborted: " + std::string(str(event, "reason"));
       record.emit({.kind = "human_intervention", .role = "user", .summary = summary});
     } else if (type == "error") {
-      record.emit({.kind = "error", .role = "system", .summary = first_line(str(event, "message")),
+      record.emit({.kind = "error",
+                   .role = "system",
+                   .summary = first_line(str(event, "message")),
                    .text = str(event, "message")});
     } else if (type == "context_compacted" || type == "entered_review_mode" ||
                type == "exited_review_mode" || type == "thread_rolled_back" ||
@@ -327,8 +338,7 @@ class CodexAdapter : public helix::Adapter {
     const auto name = str(event, "thread_name");
     if (!name.empty() && (thread.empty() || thread == session_id()))
       ctx.session({.native_id = session_id(), .title = name});
-    record.emit({.kind = "lifecycle", .role = "system", .summary = "thread renamed",
-                 .text = name});
+    record.emit({.kind = "lifecycle", .role = "system", .summary = "thread renamed", .text = name});
   }
 
   void on_item_completed(helix::ParseContext& ctx, Record& record, const bj::object& event,
@@ -338,8 +348,11 @@ class CodexAdapter : public helix::Adapter {
     if (type == "UserMessage") {
       // The typed prompt from ~0.149 on (the user_message event is gone there).
       std::string text = content_text(arr(*item, "content"));
-      record.emit({.kind = "user_msg", .role = "user", .uid = str(*item, "id"),
-                   .summary = first_line(text), .text = text});
+      record.emit({.kind = "user_msg",
+                   .role = "user",
+                   .uid = str(*item, "id"),
+                   .summary = first_line(text),
+                   .text = text});
     } else if (type == "AgentMessage" || type == "Reasoning") {
       // Copies of the response_items that follow.
     } else if (type == "CommandExecution" || type == "FileChange" || type == "McpToolCall") {
@@ -372,8 +385,8 @@ class CodexAdapter : public helix::Adapter {
     if (const auto* result = obj(status, "result"); result && text.empty())
       text = str(*result, "Err");
     std::string summary = "failed: " + failure;
-    record.emit({.kind = "error", .role = "tool", .call_id = call_id, .summary = summary,
-                 .text = text});
+    record.emit(
+        {.kind = "error", .role = "tool", .call_id = call_id, .summary = summary, .text = text});
   }
 
   // Usage of W1/W2 files (codex.md §3.3): deltas of the cumulative total_token_usage. Unchanged

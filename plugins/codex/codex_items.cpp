@@ -1,4 +1,4 @@
-// plugins/codex/codex_items.cpp: Responses-API items to Helix events, shared by both Codex adapters.
+// plugins/codex/codex_items.cpp: Responses-API items to Helix events, for both Codex adapters.
 #include "codex_items.hpp"
 
 #include <algorithm>
@@ -137,17 +137,17 @@ Call classify_call(const bj::object& item) {
   const auto type = str(item, "type");
   call.tool = type == "local_shell_call" ? "local_shell" : std::string(str(item, "name"));
   // function_call carries a JSON string of arguments, custom_tool_call free text.
-  const std::string_view raw = type == "custom_tool_call" ? str(item, "input")
-                                                          : str(item, "arguments");
+  const std::string_view raw =
+      type == "custom_tool_call" ? str(item, "input") : str(item, "arguments");
   std::optional<bj::value> parsed;
   if (trim_left(raw).starts_with('{')) parsed = parse_json(raw);
-  const bj::object* args = type == "local_shell_call" ? obj(item, "action")
-                                                      : (parsed ? parsed->if_object() : nullptr);
+  const bj::object* args =
+      type == "local_shell_call" ? obj(item, "action") : (parsed ? parsed->if_object() : nullptr);
   std::string command = command_of(args);
   std::string patch;
   if (call.tool == "apply_patch")
-    patch = args && !str(*args, "input").empty() ? std::string(str(*args, "input"))
-                                                 : std::string(raw);
+    patch =
+        args && !str(*args, "input").empty() ? std::string(str(*args, "input")) : std::string(raw);
   else if (command.find("*** Begin Patch") != std::string::npos)
     patch = command;  // apply_patch run through the shell (older models)
 
@@ -190,10 +190,14 @@ std::optional<long> number_after(std::string_view line, std::string_view prefix)
 // Plain strings that are failures whatever the tool (codex-rs tools/events.rs, parallel.rs, ...).
 bool is_failure_text(std::string_view line) {
   static constexpr std::array<std::string_view, 9> kFailures = {
-      "exec command rejected",          "patch rejected",
-      "execution error:",               "failed to parse function arguments",
-      "apply_patch verification failed", "unsupported call",
-      "failed in sandbox",              "aborted by user",
+      "exec command rejected",
+      "patch rejected",
+      "execution error:",
+      "failed to parse function arguments",
+      "apply_patch verification failed",
+      "unsupported call",
+      "failed in sandbox",
+      "aborted by user",
       "command timed out"};
   for (auto failure : kFailures)
     if (line.starts_with(failure)) return true;
@@ -234,8 +238,8 @@ Outcome read_outcome(const bj::value* output) {
   if (const auto* a = output->if_array()) {
     out.text = content_text(a);
   } else if (const auto* o = output->if_object()) {
-    out.text = str(*o, "text").empty() ? content_text(arr(*o, "content"))
-                                       : std::string(str(*o, "text"));
+    out.text =
+        str(*o, "text").empty() ? content_text(arr(*o, "content")) : std::string(str(*o, "text"));
     out.failed = helix::json::truthy(*o, "isError");
   } else {
     out.text = std::string(str(output));
@@ -294,20 +298,29 @@ void emit_message(Record& record, const bj::object& item, Prompts prompts) {
   const auto role = str(item, "role");
   const std::string text = content_text(arr(item, "content"));
   if (role == "assistant") {
-    record.emit({.kind = "assistant_msg", .role = "assistant", .uid = str(item, "id"),
-                 .summary = first_line(text), .text = text});
+    record.emit({.kind = "assistant_msg",
+                 .role = "assistant",
+                 .uid = str(item, "id"),
+                 .summary = first_line(text),
+                 .text = text});
   } else if (role == "user" && !is_injected_context(item)) {
     // In the wrapper eras the prompt is emitted from its event (see Prompts); emitting the item
     // too would store every prompt twice.
     if (prompts == Prompts::kFromItems)
-      record.emit({.kind = "user_msg", .role = "user", .uid = str(item, "id"),
-                   .summary = first_line(text), .text = text});
+      record.emit({.kind = "user_msg",
+                   .role = "user",
+                   .uid = str(item, "id"),
+                   .summary = first_line(text),
+                   .text = text});
   } else {
     // Injected context (role user) and developer/system instructions: not prompts.
     std::string label(role == "user" ? context_label(first_text_of(item)) : role);
     if (label.empty()) label = "injected context";
     std::string summary = "context: " + label;
-    record.emit({.kind = "other", .role = "system", .uid = str(item, "id"), .summary = summary,
+    record.emit({.kind = "other",
+                 .role = "system",
+                 .uid = str(item, "id"),
+                 .summary = summary,
                  .text = text});
   }
 }
@@ -400,10 +413,9 @@ ItemResult map_response_item(Record& record, const bj::object& item, Prompts pro
   } else if (type == "reasoning") {
     std::string text = reasoning_text(item);
     std::string_view summary = text.empty() ? "(encrypted reasoning)" : first_line(text);
-    record.emit({.kind = "thinking", .role = "assistant", .uid = id, .summary = summary,
-                 .text = text});
-  } else if (type == "function_call" || type == "custom_tool_call" ||
-             type == "local_shell_call") {
+    record.emit(
+        {.kind = "thinking", .role = "assistant", .uid = id, .summary = summary, .text = text});
+  } else if (type == "function_call" || type == "custom_tool_call" || type == "local_shell_call") {
     emit_call(record, item);
   } else if (type == "function_call_output" || type == "custom_tool_call_output") {
     return emit_output(record, item);
@@ -412,28 +424,40 @@ ItemResult map_response_item(Record& record, const bj::object& item, Prompts pro
     std::string_view query = action ? str(*action, "query") : std::string_view();
     if (action && query.empty()) query = str(*action, "url");
     std::string summary = "web search " + std::string(query);
-    record.emit({.kind = "tool_call", .role = "assistant", .tool = "web_search", .uid = id,
-                 .summary = summary, .text = query});
+    record.emit({.kind = "tool_call",
+                 .role = "assistant",
+                 .tool = "web_search",
+                 .uid = id,
+                 .summary = summary,
+                 .text = query});
   } else if (type == "image_generation_call") {
-    record.emit({.kind = "tool_call", .role = "assistant", .tool = "image_generation",
-                 .uid = id, .summary = "image generation",
+    record.emit({.kind = "tool_call",
+                 .role = "assistant",
+                 .tool = "image_generation",
+                 .uid = id,
+                 .summary = "image generation",
                  .text = str(item, "revised_prompt")});
   } else if (type == "tool_search_call") {
-    record.emit({.kind = "tool_call", .role = "assistant", .tool = "tool_search", .uid = id,
-                 .call_id = str(item, "call_id"), .summary = "tool search"});
+    record.emit({.kind = "tool_call",
+                 .role = "assistant",
+                 .tool = "tool_search",
+                 .uid = id,
+                 .call_id = str(item, "call_id"),
+                 .summary = "tool search"});
   } else if (type == "tool_search_output") {
-    record.emit({.kind = "tool_result", .role = "tool", .uid = id,
-                 .call_id = str(item, "call_id"), .summary = "tool search results"});
-  } else if (type == "compaction" || type == "compaction_summary" ||
-             type == "context_compaction") {
-    record.emit({.kind = "lifecycle", .role = "system", .uid = id,
-                 .summary = "context compacted"});
+    record.emit({.kind = "tool_result",
+                 .role = "tool",
+                 .uid = id,
+                 .call_id = str(item, "call_id"),
+                 .summary = "tool search results"});
+  } else if (type == "compaction" || type == "compaction_summary" || type == "context_compaction") {
+    record.emit({.kind = "lifecycle", .role = "system", .uid = id, .summary = "context compacted"});
   } else if (type == "agent_message") {
     // A message between agents of a multi-agent thread, not the conversation with the user.
     std::string text = content_text(arr(item, "content"));
     std::string summary = "agent message from " + std::string(str(item, "author"));
-    record.emit({.kind = "other", .role = "assistant", .uid = id, .summary = summary,
-                 .text = text});
+    record.emit(
+        {.kind = "other", .role = "assistant", .uid = id, .summary = summary, .text = text});
   } else if (type == "ghost_snapshot" || type == "additional_tools") {
     std::string summary(type);
     record.emit({.kind = "other", .role = "system", .summary = summary});

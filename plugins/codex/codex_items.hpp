@@ -3,10 +3,9 @@
 // their outputs), which every Codex era stores the same way.
 #pragma once
 
+#include <cstdint>
 #include <helix/adapter.hpp>
 #include <helix/json.hpp>
-
-#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -45,7 +44,11 @@ class Record {
  public:
   Record(const helix::ParseContext& ctx, std::string_view session_id, uint64_t offset,
          int64_t ts_ms, std::string_view payload, std::string_view model)
-      : ctx_(ctx), session_id_(session_id), offset_(offset), ts_ms_(ts_ms), payload_(payload),
+      : ctx_(ctx),
+        session_id_(session_id),
+        offset_(offset),
+        ts_ms_(ts_ms),
+        payload_(payload),
         model_(model) {}
 
   // Emits one event; fills session, offset, ordinal, time and payload. Events written by the
@@ -70,7 +73,7 @@ class Record {
 enum class Prompts { kFromItems, kFromEvents };
 
 struct ItemResult {
-  bool known = true;             // false: an item type this adapter does not know (kept as other)
+  bool known = true;            // false: an item type this adapter does not know (kept as other)
   std::string running_call_id;  // a tool output that says the process is still running
 };
 
