@@ -590,6 +590,14 @@ BOOST_AUTO_TEST_CASE(probe_claims_claude_records_only) {
   BOOST_TEST(harness().adapter().probe("/home/u/.claude/projects/p/rollout-x.jsonl", codex,
                                        codex.size()) == 0);
 
+  // A first line longer than the 64 KiB head (a pasted image) still reads as Claude's.
+  const std::string image_line =
+      R"({"parentUuid":null,"sessionId":"s1","type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","data":")" +
+      std::string(70 * 1024, 'A');
+  const std::string_view image_head = std::string_view(image_line).substr(0, 64 * 1024);
+  BOOST_TEST(harness().adapter().probe("/h/.claude/projects/p/s1.jsonl", image_head, 80000) == 70);
+  BOOST_TEST(harness().adapter().probe("/h/elsewhere/s1.jsonl", image_head, 80000) == 0);
+
   const std::string journal = R"({"type":"started","key":"v2:k","agentId":"a1"})" "\n";
   const std::string journal_path = "/home/u/.claude/projects/p/s/subagents/workflows/wf_1/journal.jsonl";
   BOOST_TEST(harness().adapter().probe(journal_path, journal, journal.size()) == 0);

@@ -139,7 +139,7 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
 // sessionId; else the session the path names; else the last one this source named.
 std::string_view RecordMapper::session_of(const bj::object& record) {
   if (auto id = str(record, "sessionId"); !id.empty()) {
-    if (id != last_session_id_) last_session_id_ = id;
+    last_session_id_ = id;
     return id;
   }
   if (!source_.fallback_session_id.empty()) return source_.fallback_session_id;
