@@ -134,6 +134,33 @@ BOOST_AUTO_TEST_CASE(copies_of_a_record_are_stored_once) {
   BOOST_TEST(store.events("demo:s1", false).size() == 3u);
 }
 
+BOOST_AUTO_TEST_CASE(a_rewritten_file_cannot_lose_a_record_another_file_holds) {
+  RecordBatch chat;  // e.g. Grok chat_history.jsonl: no times, rewritten on compaction
+  chat.events = {event("s1", 0, "user_msg", "p1"), event("s1", 10, "assistant_msg", "r1")};
+  for (auto& e : chat.events) e.ts_ms = 0;
+  store.commit_chunk(cursor, chat, false, repos);
+  SourceCursor updates = cursor;  // e.g. updates.jsonl: the same records, with times
+  updates.id = 0;
+  updates.path = (dir / "updates.jsonl").string();
+  RecordBatch log;
+  log.events = {event("s1", 0, "user_msg", "p1"), event("s1", 50, "assistant_msg", "r1")};
+  store.commit_chunk(updates, log, false, repos);
+  auto stored = store.events("demo:s1", false);
+  BOOST_REQUIRE(stored.size() == 2u);
+  BOOST_TEST(stored[1].ts_ms == 1700000000050);  // the copy filled the missing time
+  // The first file is rewritten without the reply: its rows go, the other file's copy stays.
+  ++cursor.generation;
+  RecordBatch compacted;
+  compacted.events = {event("s1", 0, "user_msg", "p1")};
+  store.commit_chunk(cursor, compacted, true, repos);
+  stored = store.events("demo:s1", false);
+  BOOST_REQUIRE(stored.size() == 2u);
+  BOOST_TEST(stored[0].kind == "user_msg");
+  BOOST_TEST(stored[1].kind == "assistant_msg");
+  BOOST_TEST(stored[1].source_path == updates.path);
+  BOOST_TEST(stored[0].seq != stored[1].seq);
+}
+
 BOOST_AUTO_TEST_CASE(a_new_generation_replaces_the_source_rows_atomically) {
   RecordBatch batch;
   batch.events = {event("s1", 0, "user_msg"), event("s1", 10, "assistant_msg")};

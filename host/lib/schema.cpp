@@ -76,7 +76,7 @@ CREATE INDEX payload_packs_source ON payload_packs(source_id);
 CREATE TABLE events (
   id            INTEGER PRIMARY KEY,
   session_uid   TEXT    NOT NULL,
-  seq           INTEGER NOT NULL,
+  seq           INTEGER,               -- NULL for shadows
   parent_seq    INTEGER,
   ts_ms         INTEGER,
   kind          TEXT    NOT NULL,
@@ -97,10 +97,16 @@ CREATE TABLE events (
   payload_len   INTEGER,
   text_off      INTEGER,
   text_len      INTEGER,
+  -- A later copy of a record already stored (same session, uid, ordinal) from another file.
+  -- Shadows are invisible; one is promoted when its primary's source is rewritten or evicted,
+  -- so no file's rewrite can lose a record another file still holds.
+  shadowed      INTEGER NOT NULL DEFAULT 0,
   UNIQUE (source_id, generation, source_offset, ordinal),
   UNIQUE (session_uid, seq)
 );
-CREATE UNIQUE INDEX events_native ON events(session_uid, uid, ordinal) WHERE uid IS NOT NULL;
+CREATE UNIQUE INDEX events_native ON events(session_uid, uid, ordinal)
+  WHERE uid IS NOT NULL AND shadowed = 0;
+CREATE INDEX events_shadow ON events(session_uid, uid, ordinal) WHERE shadowed = 1;
 CREATE INDEX events_call ON events(session_uid, call_id) WHERE call_id IS NOT NULL;
 CREATE INDEX events_source ON events(source_id);
 

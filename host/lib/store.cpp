@@ -180,9 +180,34 @@ void Store::save_source(SourceCursor& c) {
 }
 
 void Store::delete_source_rows(int64_t source_id) {
+  // Remember which primaries go, so that a shadow copy held by another file takes their place.
+  std::vector<std::tuple<std::string, std::string, int64_t>> lost;
+  auto primaries = db_.prepare(
+      "SELECT session_uid, uid, ordinal FROM events WHERE source_id = ? AND uid IS NOT NULL "
+      "AND shadowed = 0");
+  primaries.bind(1, source_id);
+  while (primaries.step())
+    lost.emplace_back(primaries.text(0), primaries.text(1), primaries.integer(2));
   for (const char* table : {"events", "usage", "payload_packs", "warnings"}) {
     auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE source_id = ?", table));
     st.bind(1, source_id).run();
+  }
+  promote_shadows(lost);
+}
+
+void Store::promote_shadows(
+    const std::vector<std::tuple<std::string, std::string, int64_t>>& lost) {
+  auto promote = db_.prepare(R"sql(
+    UPDATE events SET shadowed = 0,
+      seq = (SELECT next_seq FROM sessions WHERE uid = ?1),
+      parent_seq = (SELECT p.seq FROM events p WHERE p.session_uid = ?1 AND p.shadowed = 0
+                    AND p.uid = events.parent_uid ORDER BY p.ordinal DESC LIMIT 1)
+    WHERE id = (SELECT id FROM events WHERE session_uid = ?1 AND uid = ?2 AND ordinal = ?3
+                AND shadowed = 1 ORDER BY id LIMIT 1))sql");
+  auto bump = db_.prepare("UPDATE sessions SET next_seq = next_seq + 1 WHERE uid = ?");
+  for (const auto& [session, uid, ordinal] : lost) {
+    promote.bind(1, session).bind(2, uid).bind(3, ordinal).run();
+    if (db_.changes() > 0) bump.bind(1, session).run();
   }
 }
 
@@ -241,12 +266,15 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     upsert.run();
   }
 
-  // Events: drop copies of records already stored (same session, uid, ordinal), pack the
-  // payloads and texts of the rest per session, then insert in emission order.
+  // Events: a copy of a record already stored (same session, uid, ordinal) becomes a shadow.
+  // Payloads and texts are packed per session, then events are inserted in emission order.
   auto exists = db_.prepare(
-      "SELECT 1 FROM events WHERE session_uid = ? AND uid = ? AND ordinal = ?");
+      "SELECT 1 FROM events WHERE session_uid = ? AND uid = ? AND ordinal = ? AND shadowed = 0");
+  auto fill_time = db_.prepare(
+      "UPDATE events SET ts_ms = ? WHERE session_uid = ? AND uid = ? AND ordinal = ? "
+      "AND shadowed = 0 AND ts_ms IS NULL");
   std::set<std::tuple<std::string, std::string, uint32_t>> seen;
-  std::vector<bool> keep(batch.events.size(), true);
+  std::vector<bool> shadow(batch.events.size(), false);
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
     const auto& e = batch.events[i];
     if (e.uid.empty()) continue;
@@ -255,8 +283,11 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     bool stored = exists.step();
     exists.reset();
     if (stored || !seen.insert(key).second) {
-      keep[i] = false;
+      shadow[i] = true;
       ++stats.events_skipped_as_copies;
+      if (stored && e.ts_ms > 0)  // a copy may know the time its primary lacks
+        fill_time.bind(1, e.ts_ms).bind(2, prefix + e.session_id).bind(3, e.uid)
+            .bind(4, static_cast<int64_t>(e.ordinal)).run();
     }
   }
 
@@ -264,7 +295,6 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
   std::map<std::string, std::map<int64_t, int64_t>> shared;   // payload index -> offset
   std::vector<PackSlice> slices(batch.events.size());
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
-    if (!keep[i]) continue;
     const auto& e = batch.events[i];
     auto& raw = pack_bytes[e.session_id];
     auto& slice = slices[i];
@@ -297,23 +327,23 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
 
   auto next_seq = db_.prepare("SELECT next_seq FROM sessions WHERE uid = ?");
   auto parent = db_.prepare(
-      "SELECT seq FROM events WHERE session_uid = ? AND uid = ? ORDER BY ordinal DESC LIMIT 1");
+      "SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
+      "ORDER BY ordinal DESC LIMIT 1");
   auto call_tool = db_.prepare(
       "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
       "LIMIT 1");
   auto insert_event = db_.prepare(R"sql(
     INSERT INTO events (session_uid, seq, parent_seq, ts_ms, kind, role, tool, summary, uid,
       parent_uid, call_id, is_sidechain, model, source_id, generation, source_offset, ordinal,
-      pack_id, payload_off, payload_len, text_off, text_len)
+      pack_id, payload_off, payload_len, text_off, text_len, shadowed)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-            ?20, ?21, ?22)
+            ?20, ?21, ?22, ?23)
     ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql");
   auto bad_position = db_.prepare(R"sql(
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
       at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
   std::map<std::string, int64_t> seqs;
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
-    if (!keep[i]) continue;
     const auto& e = batch.events[i];
     const std::string uid = prefix + e.session_id;
     auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
@@ -324,9 +354,10 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
       next_seq.reset();
     }
     const int64_t seq = seq_it->second;
-    insert_event.bind(1, uid).bind(2, seq);
+    insert_event.bind(1, uid);
+    if (shadow[i]) insert_event.bind_null(2); else insert_event.bind(2, seq);
     insert_event.bind_null(3);
-    if (!e.parent_uid.empty()) {
+    if (!e.parent_uid.empty() && !shadow[i]) {
       parent.bind(1, uid).bind(2, e.parent_uid);
       if (parent.step()) insert_event.bind(3, parent.integer(0));
       parent.reset();
@@ -357,6 +388,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     for (int col = 19; col <= 22; ++col) insert_event.bind_null(col);
     if (slice.payload_off >= 0) insert_event.bind(19, slice.payload_off).bind(20, slice.payload_len);
     if (slice.text_off >= 0) insert_event.bind(21, slice.text_off).bind(22, slice.text_len);
+    insert_event.bind(23, static_cast<int64_t>(shadow[i]));
     insert_event.run();
     if (db_.changes() == 0) {  // an adapter bug: two events claim one position; keep the first
       bad_position.bind(1, cursor.id)
@@ -368,6 +400,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
           .run();
       continue;
     }
+    if (shadow[i]) continue;
     ++seq_it->second;
     ++stats.events_added;
   }
@@ -440,10 +473,11 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
       s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
       s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
       s.evicted_at_ms, s.schema_version,
-      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid),
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.shadowed = 0),
       (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'user_msg'
-         AND e.is_sidechain = 0),
-      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'retry'),
+         AND e.is_sidechain = 0 AND e.shadowed = 0),
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'retry'
+         AND e.shadowed = 0),
       (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
          (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
       u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost
@@ -495,7 +529,7 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
              u.cache_read_tokens + u.cache_creation_tokens) FROM usage u
            WHERE u.source_id = e.source_id AND u.source_offset = e.source_offset) END
     FROM events e JOIN sources src ON src.id = e.source_id
-    WHERE e.session_uid = ? ORDER BY e.seq)sql");
+    WHERE e.session_uid = ? AND e.shadowed = 0 ORDER BY e.seq)sql");
   st.bind(1, uid);
   auto pack = db_.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
   std::map<int64_t, std::string> packs;
@@ -552,7 +586,7 @@ StoreStatus Store::status() {
     return st.integer(0);
   };
   s.sessions = count("SELECT COUNT(*) FROM sessions");
-  s.events = count("SELECT COUNT(*) FROM events");
+  s.events = count("SELECT COUNT(*) FROM events WHERE shadowed = 0");
   s.sources = count("SELECT COUNT(*) FROM sources");
   s.warnings = count("SELECT COUNT(*) FROM warnings");
   s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");

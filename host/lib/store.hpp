@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace helix {
@@ -79,6 +80,7 @@ class Store {
 
  private:
   void delete_source_rows(int64_t source_id);
+  void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
   std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
   Database db_;
 };
