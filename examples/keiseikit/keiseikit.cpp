@@ -36,13 +36,15 @@ std::string_view session_id(const boost::json::object& record, std::string_view 
 
 class KeiSeiKitAdapter final : public helix::Adapter {
  public:
-  // Ours when the first record of a traces/*.jsonl file is a flat record (integer ts + kind).
+  // Ours when the first record of a traces/*.jsonl file is a flat record (numeric ts + kind);
+  // Claude-format traces (§1a) may share the directory.
   int probe(const helix::Probe& p) override {
     if (!p.path_ends_with(".jsonl") || p.path.find("/traces/") == std::string_view::npos) return 0;
     int score = 0;
     parser_.parse(p.head.substr(0, p.head.find('\n')), [&](const boost::json::value& v, auto) {
       const auto* o = hj::obj(&v);
-      if (o && o->contains("kind") && o->if_contains("ts") && o->at("ts").is_number()) score = 90;
+      const auto* ts = o ? o->if_contains("ts") : nullptr;
+      if (ts && ts->is_number() && o->contains("kind")) score = 90;
     });
     return score;
   }
@@ -77,7 +79,7 @@ class KeiSeiKitAdapter final : public helix::Adapter {
     if (auto file = hj::str(r, "file_path"); !file.empty()) summary.append(" ").append(file);
     e.summary = summary;
     e.text = hj::str(r, "message");
-    e.payload = line;
+    e.payload = line;  // the record's bytes: KeiSeiKit writes one object per line
 
     // Every line widens its session's time span: the host keeps the min start, the max end.
     helix::Session s;
