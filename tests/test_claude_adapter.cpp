@@ -3,12 +3,8 @@
 // files independently of the plugin (a Python pass over the raw JSONL: records split, blocks
 // counted, usage grouped by message.id/requestId keeping the largest line).
 #define BOOST_TEST_MODULE claude_adapter
-#include <boost/test/unit_test.hpp>
-
-#include "adapter_harness.hpp"
-#include "discovery.hpp"
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <initializer_list>
 #include <iterator>
@@ -18,13 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "adapter_harness.hpp"
+#include "discovery.hpp"
+
 namespace {
 
 using helix::RecordBatch;
 using helix::UsageRecord;
 using helix::test::fixture;
 
-const std::string kLegacyDir = "ccl-2.0.28-legacy-agent-layout/-Users-dain-workspace-danieldemmel-me-next/";
+const std::string kLegacyDir =
+    "ccl-2.0.28-legacy-agent-layout/-Users-dain-workspace-danieldemmel-me-next/";
 const std::string kSubagentsDir = "ccl-2.1.17-subagents-layout/-src-experiments-claude_p/";
 const std::string kMetaDir = "ccl-2.1.114-subagents-meta/-experiments-worktrees/";
 const std::string kMetaSession = "ef958aa1-0e93-49f0-bb71-150f63befcd1";
@@ -44,7 +44,8 @@ std::string original_name(const std::string& file) {
       {"entire-2.1.32-persisted-output.jsonl", "531e0007-8fdd-4e98-a526-3f675a2b8f16.jsonl"},
       {"entire-2.1.5-api-errors.slice.jsonl", "b00b80af-879f-4265-b95b-48db0938673c.jsonl"},
       {"entire-2.1.14-microcompact.slice.jsonl", "839b35f7-4dbd-4d93-9772-3c272cc87caa.jsonl"},
-      {"entire-2.1.7-concatenated-records.slice.jsonl", "86cc3044-7515-43f1-9c25-1444738c64c9.jsonl"},
+      {"entire-2.1.7-concatenated-records.slice.jsonl",
+       "86cc3044-7515-43f1-9c25-1444738c64c9.jsonl"},
       {"entire-2.1.29-user-image.slice.jsonl", "062a8bdd-4322-4ffa-bc38-3e8b8bfb5a56.jsonl"},
       {"ccl-1.0.51-early-format.jsonl", "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"},
       {"ccl-summary-only.jsonl", "4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl"}};
@@ -57,7 +58,8 @@ std::string original_name(const std::string& file) {
 std::filesystem::path staged(const std::string& file) {
   namespace fs = std::filesystem;
   auto slash = file.find('/');
-  std::string inside = slash == std::string::npos ? "-fixtures/" + original_name(file) : file.substr(slash + 1);
+  std::string inside =
+      slash == std::string::npos ? "-fixtures/" + original_name(file) : file.substr(slash + 1);
   fs::path path = fs::path(HELIX_TEST_BINARY_DIR) / "claude-home/projects" / inside;
   fs::create_directories(path.parent_path());
   fs::remove(path);
@@ -196,7 +198,8 @@ const helix::EventRecord* find_event(const RecordBatch& batch, const std::string
 }
 
 std::string payload_of(const RecordBatch& batch, const helix::EventRecord& e) {
-  return e.payload_index < 0 ? std::string() : batch.payloads.at(static_cast<std::size_t>(e.payload_index));
+  return e.payload_index < 0 ? std::string()
+                             : batch.payloads.at(static_cast<std::size_t>(e.payload_index));
 }
 
 struct Expected {
@@ -211,6 +214,8 @@ struct Expected {
 // Per-file figures: events per kind (one per content block), tool results, deduplicated usage
 // (group by message.id/requestId, keep the line with the largest total, sum the groups). Four
 // Entire captures end without a newline: their last record is a partial line the host holds back.
+// One fixture per block reads better than one number per line:
+// clang-format off
 const std::vector<Expected>& real_fixtures() {
   static const std::vector<Expected> table = {
       {"entire-2.0.76-tool-errors.jsonl",
@@ -283,6 +288,7 @@ const std::vector<Expected>& real_fixtures() {
   };
   return table;
 }
+// clang-format on
 
 std::vector<std::pair<std::string, uint32_t>> declared_patterns() {
   std::vector<std::pair<std::string, uint32_t>> out;
@@ -369,7 +375,8 @@ BOOST_AUTO_TEST_CASE(chunked_parsing_gives_the_one_shot_events_and_usage) {
 
 BOOST_AUTO_TEST_CASE(legacy_flat_agent_files_attach_to_the_parent_session) {
   RecordBatch agent = parse(kLegacyDir + "agent-c3d572ee.jsonl");
-  BOOST_TEST(event_sessions(agent) == std::set<std::string>{"5ed31c36-bca8-40fd-8d24-f1a1f0af7901"});
+  BOOST_TEST(event_sessions(agent) ==
+             std::set<std::string>{"5ed31c36-bca8-40fd-8d24-f1a1f0af7901"});
   for (const auto& u : agent.usage) BOOST_TEST(u.flags == HELIX_EVENT_SIDECHAIN);
   // A subagent must not overwrite the parent's model (the Warmup agent ran on another model).
   BOOST_TEST_REQUIRE(agent.sessions.size() == 1u);
@@ -379,8 +386,10 @@ BOOST_AUTO_TEST_CASE(legacy_flat_agent_files_attach_to_the_parent_session) {
 }
 
 BOOST_AUTO_TEST_CASE(subagents_directory_files_attach_to_the_parent_session) {
-  RecordBatch agent = parse(kSubagentsDir + "29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl");
-  BOOST_TEST(event_sessions(agent) == std::set<std::string>{"29ccd257-68b1-427f-ae5f-6524b7cb6f20"});
+  RecordBatch agent =
+      parse(kSubagentsDir + "29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl");
+  BOOST_TEST(event_sessions(agent) ==
+             std::set<std::string>{"29ccd257-68b1-427f-ae5f-6524b7cb6f20"});
   BOOST_TEST(agent.events.front().parent_uid.empty());  // an agent file starts a new root
   BOOST_TEST(agent.events.front().kind == "user_msg");
 
@@ -407,7 +416,8 @@ BOOST_AUTO_TEST_CASE(empty_session_file_with_warmup_agents) {
   TokenTotals billed;
   for (const char* agent : {"agent-3ea04571.jsonl", "agent-b1f5d80e.jsonl"}) {
     RecordBatch batch = parse(kLegacyDir + agent);
-    BOOST_TEST(event_sessions(batch) == std::set<std::string>{"7864f562-717b-4d70-a1cb-b588f7826a1a"});
+    BOOST_TEST(event_sessions(batch) ==
+               std::set<std::string>{"7864f562-717b-4d70-a1cb-b588f7826a1a"});
     BOOST_TEST(batch.events[0].text == "Warmup");
     BOOST_TEST(sidechain_events(batch) == 2);
     TokenTotals t = deduplicated(batch);
@@ -421,7 +431,8 @@ BOOST_AUTO_TEST_CASE(empty_session_file_with_warmup_agents) {
 }
 
 BOOST_AUTO_TEST_CASE(agent_meta_sidecar_announces_the_subagent_on_the_parent) {
-  auto meta = fixture("claude/" + kMetaDir + kMetaSession + "/subagents/agent-a4ca7529859c158c2.meta.json");
+  auto meta =
+      fixture("claude/" + kMetaDir + kMetaSession + "/subagents/agent-a4ca7529859c158c2.meta.json");
   BOOST_TEST(harness().probe(meta) == 95);
   RecordBatch batch = harness().parse_file(meta, HELIX_LAYOUT_DOCUMENT);
   BOOST_TEST_REQUIRE(batch.events.size() == 1u);
@@ -429,9 +440,11 @@ BOOST_AUTO_TEST_CASE(agent_meta_sidecar_announces_the_subagent_on_the_parent) {
   BOOST_TEST(e.session_id == kMetaSession);
   BOOST_TEST(e.kind == "lifecycle");
   BOOST_TEST(e.flags == HELIX_EVENT_SIDECHAIN);
-  BOOST_TEST(e.summary == "subagent a4ca7529859c158c2 (general-purpose): Research Claude Code plan mode");
+  BOOST_TEST(e.summary ==
+             "subagent a4ca7529859c158c2 (general-purpose): Research Claude Code plan mode");
   BOOST_TEST(payload_of(batch, e) == helix::test::read_file(meta));
-  BOOST_TEST(harness().adapter().probe("/tmp/x/agent-1.meta.json", R"({"agentType":"x"})", 17) == 0);
+  BOOST_TEST(harness().adapter().probe("/tmp/x/agent-1.meta.json", R"({"agentType":"x"})", 17) ==
+             0);
 }
 
 BOOST_AUTO_TEST_CASE(concatenated_records_on_one_line_are_split) {
@@ -515,7 +528,7 @@ BOOST_AUTO_TEST_CASE(errors_interrupts_and_compaction) {
   for (const auto& e : compacted.events)
     if (e.kind == "test_run") test_runs.push_back(e.tool + ": " + e.text.substr(0, 13));
   BOOST_TEST(test_runs == (std::vector<std::string>{"Bash: mise run test", "Bash: go test ./cmd",
-                                                   "Bash: mise run test"}),
+                                                    "Bash: mise run test"}),
              boost::test_tools::per_element());
 }
 
@@ -536,7 +549,8 @@ BOOST_AUTO_TEST_CASE(summary_only_file_and_titles) {
 
   // custom-title > agent-name > ai-title, even when the ai-title comes later in another chunk.
   auto catalog = staged("agent-sessions-schema-catalog.jsonl");
-  BOOST_TEST(merged_title(harness().parse_file(catalog), "ses_stage0_small") == "Stage0 small fixture");
+  BOOST_TEST(merged_title(harness().parse_file(catalog), "ses_stage0_small") ==
+             "Stage0 small fixture");
   BOOST_TEST(merged_title(parse_in_chunks(catalog, 200), "ses_stage0_small") ==
              "Stage0 small fixture");
 }
@@ -545,11 +559,16 @@ BOOST_AUTO_TEST_CASE(schema_catalogue_parses_and_reports_unknown_types) {
   RecordBatch batch;
   BOOST_REQUIRE_NO_THROW(batch = parse("agent-sessions-schema-catalog.jsonl"));
   BOOST_TEST(batch.events.size() == 96u);
-  BOOST_TEST(kind_counts(batch) == (KindCounts{{"assistant_msg", 6}, {"error", 6},
-                                               {"lifecycle", 3}, {"other", 63}, {"thinking", 6},
-                                               {"tool_call", 3}, {"tool_result", 2},
+  BOOST_TEST(kind_counts(batch) == (KindCounts{{"assistant_msg", 6},
+                                               {"error", 6},
+                                               {"lifecycle", 3},
+                                               {"other", 63},
+                                               {"thinking", 6},
+                                               {"tool_call", 3},
+                                               {"tool_result", 2},
                                                {"user_msg", 7}}));
-  BOOST_TEST(count_warnings(batch, "unknown_type") == 4);  // started, result, bridge-session, atis-latch
+  BOOST_TEST(count_warnings(batch, "unknown_type") ==
+             4);  // started, result, bridge-session, atis-latch
   BOOST_TEST(batch.warnings.size() == 4u);
   for (const auto& e : batch.events) BOOST_TEST(!e.session_id.empty());
   int unknown_kept = 0;
@@ -561,13 +580,15 @@ BOOST_AUTO_TEST_CASE(schema_catalogue_parses_and_reports_unknown_types) {
 
 BOOST_AUTO_TEST_CASE(bad_lines_are_reported_never_fatal) {
   const std::string data =
-      R"({"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"hi"}})" "\n"
-      R"({"type":"assistant","sessionId":"s1","mess)" "\n"
+      R"({"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"hi"}})"
+      "\n"
+      R"({"type":"assistant","sessionId":"s1","mess)"
+      "\n"
       "not json at all\n"
       "[1,2]\n";
   RecordBatch batch;
-  BOOST_REQUIRE_NO_THROW(harness().adapter().parse("/h/.claude/projects/p/x.jsonl", HELIX_LAYOUT_LINES,
-                                                   0, data, "", batch));
+  BOOST_REQUIRE_NO_THROW(harness().adapter().parse("/h/.claude/projects/p/x.jsonl",
+                                                   HELIX_LAYOUT_LINES, 0, data, "", batch));
   BOOST_TEST(batch.events.size() == 1u);
   BOOST_TEST(count_warnings(batch, "invalid_json") == 2);
   BOOST_TEST(count_warnings(batch, "not_an_object") == 1);
@@ -579,12 +600,14 @@ BOOST_AUTO_TEST_CASE(probe_claims_claude_records_only) {
     BOOST_TEST(harness().probe(staged(x.file)) == 95, x.file);
     BOOST_TEST(harness().probe(fixture("claude/" + x.file)) == 85, x.file);  // outside projects/
   }
-  const std::string file = helix::test::read_file(fixture("claude/entire-2.1.19-agent-progress-subagent.jsonl"));
+  const std::string file =
+      helix::test::read_file(fixture("claude/entire-2.1.19-agent-progress-subagent.jsonl"));
   const std::string_view head = std::string_view(file).substr(0, 64 * 1024);
 
   // First line of a real Codex rollout (tests/fixtures of the codex adapter, shortened).
   const std::string codex =
-      R"({"timestamp":"2026-08-03T10:48:56.000Z","type":"session_meta","payload":{"id":"019fc8be-3658-7ca3-9e29-000000000000","cwd":"/tmp/repo","originator":"codex_cli_rs","cli_version":"0.146.0"}})" "\n";
+      R"({"timestamp":"2026-08-03T10:48:56.000Z","type":"session_meta","payload":{"id":"019fc8be-3658-7ca3-9e29-000000000000","cwd":"/tmp/repo","originator":"codex_cli_rs","cli_version":"0.146.0"}})"
+      "\n";
   BOOST_TEST(harness().adapter().probe("/home/u/.codex/sessions/2026/08/03/rollout-x.jsonl", codex,
                                        codex.size()) == 0);
   BOOST_TEST(harness().adapter().probe("/home/u/.claude/projects/p/rollout-x.jsonl", codex,
@@ -598,8 +621,10 @@ BOOST_AUTO_TEST_CASE(probe_claims_claude_records_only) {
   BOOST_TEST(harness().adapter().probe("/h/.claude/projects/p/s1.jsonl", image_head, 80000) == 70);
   BOOST_TEST(harness().adapter().probe("/h/elsewhere/s1.jsonl", image_head, 80000) == 0);
 
-  const std::string journal = R"({"type":"started","key":"v2:k","agentId":"a1"})" "\n";
-  const std::string journal_path = "/home/u/.claude/projects/p/s/subagents/workflows/wf_1/journal.jsonl";
+  const std::string journal = R"({"type":"started","key":"v2:k","agentId":"a1"})"
+                              "\n";
+  const std::string journal_path =
+      "/home/u/.claude/projects/p/s/subagents/workflows/wf_1/journal.jsonl";
   BOOST_TEST(harness().adapter().probe(journal_path, journal, journal.size()) == 0);
   BOOST_TEST(harness().adapter().probe(journal_path, head, head.size()) == 0);
 }

@@ -1,13 +1,12 @@
 // claude_adapter.cpp: the Claude Code adapter plugin: where transcripts live, probe, and the
 // parse loop (lines -> JSON records -> RecordMapper; agent .meta.json sidecars).
-#include "claude_records.hpp"
-
-#include <helix/adapter.hpp>
-#include <helix/json.hpp>
-
 #include <algorithm>
 #include <cctype>
+#include <helix/adapter.hpp>
+#include <helix/json.hpp>
 #include <string>
+
+#include "claude_records.hpp"
 
 namespace {
 
@@ -25,10 +24,10 @@ const helix_source_pattern kPatterns[] = {
     {"projects/*/*/subagents/**/agent-*.meta.json", HELIX_LAYOUT_DOCUMENT},
     {nullptr, 0}};
 
-constexpr int kCertain = 95;     // Claude records under a projects/ directory
-constexpr int kLikely = 85;      // Claude records elsewhere
-constexpr int kTruncated = 70;   // the first line does not fit the head but reads like Claude's
-constexpr int kEmptyLog = 40;    // a 0-byte .jsonl in a projects/ directory
+constexpr int kCertain = 95;    // Claude records under a projects/ directory
+constexpr int kLikely = 85;     // Claude records elsewhere
+constexpr int kTruncated = 70;  // the first line does not fit the head but reads like Claude's
+constexpr int kEmptyLog = 40;   // a 0-byte .jsonl in a projects/ directory
 constexpr std::size_t kProbeRecords = 8;
 
 std::string_view file_name(std::string_view path) {
@@ -52,7 +51,8 @@ std::string_view subagent_session_dir(std::string_view path) {
   auto at = path.find("/subagents/");
   if (at == std::string_view::npos) return {};
   auto start = path.rfind('/', at - 1);
-  return start == std::string_view::npos ? path.substr(0, at) : path.substr(start + 1, at - start - 1);
+  return start == std::string_view::npos ? path.substr(0, at)
+                                         : path.substr(start + 1, at - start - 1);
 }
 
 // agent-<hex id>.jsonl next to the sessions (legacy) or any agent-*.jsonl under subagents/.
@@ -60,8 +60,9 @@ bool is_agent_file(std::string_view path, std::string_view stem) {
   if (!stem.starts_with("agent-")) return false;
   if (!subagent_session_dir(path).empty()) return true;
   std::string_view id = stem.substr(6);
-  return !id.empty() && std::all_of(id.begin(), id.end(),
-                                    [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  return !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c));
+  });
 }
 
 SourceInfo source_info(std::string_view path) {
@@ -80,9 +81,12 @@ std::size_t value_length(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -137,8 +141,10 @@ class ClaudeAdapter final : public helix::Adapter {
         line,
         [&](const bj::value& value, std::size_t at) {
           std::string_view payload = line.substr(at, value_length(line.substr(at)));
-          if (auto* record = value.if_object()) mapper.map(*record, payload, offset + at);
-          else ctx.warn(offset + at, "not_an_object", "a JSON value that is not a record object");
+          if (auto* record = value.if_object())
+            mapper.map(*record, payload, offset + at);
+          else
+            ctx.warn(offset + at, "not_an_object", "a JSON value that is not a record object");
         },
         &error_at);
     if (!error.empty()) ctx.warn(offset + error_at, "invalid_json", error);
@@ -179,7 +185,8 @@ class ClaudeAdapter final : public helix::Adapter {
     boost::system::error_code ec;
     bj::value meta = bj::parse(ctx.data(), ec);
     auto* fields = meta.if_object();
-    if (ec || !fields) return ctx.warn(ctx.base_offset(), "invalid_json", "unreadable agent metadata");
+    if (ec || !fields)
+      return ctx.warn(ctx.base_offset(), "invalid_json", "unreadable agent metadata");
     if (session.empty())
       return ctx.warn(ctx.base_offset(), "missing_session_id", "agent metadata outside subagents/");
     std::string_view name = file_name(ctx.path());
@@ -188,7 +195,8 @@ class ClaudeAdapter final : public helix::Adapter {
     std::string_view type = helix::json::str(*fields, "agentType");
     std::string_view description = helix::json::str(*fields, "description");
     std::string summary = "subagent " + std::string(agent_id) + " (" +
-                          std::string(type.empty() ? "agent" : type) + "): " + std::string(description);
+                          std::string(type.empty() ? "agent" : type) +
+                          "): " + std::string(description);
     helix::Event e;
     e.session_id = session;
     e.source_offset = ctx.base_offset();

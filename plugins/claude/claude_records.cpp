@@ -1,11 +1,10 @@
 // claude_records.cpp: the record -> event mapping of the Claude Code adapter.
 #include "claude_records.hpp"
 
-#include "claude_tools.hpp"
-
+#include <array>
 #include <helix/json.hpp>
 
-#include <array>
+#include "claude_tools.hpp"
 
 namespace helix::claude {
 
@@ -17,12 +16,33 @@ using json::str;
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kKnownTypes = {
-    "user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
-    "progress", "attachment", "last-prompt", "ai-title", "custom-title", "agent-name", "tag",
-    "permission-mode", "mode", "pr-link", "worktree-state", "relocated", "agent-color",
-    "agent-setting", "attribution-snapshot", "speculation-accept", "content-replacement",
-    "marble-origami-commit", "marble-origami-snapshot", "frame-link", "file-history-delta"};
+constexpr std::array<std::string_view, 27> kKnownTypes = {"user",
+                                                          "assistant",
+                                                          "system",
+                                                          "summary",
+                                                          "file-history-snapshot",
+                                                          "queue-operation",
+                                                          "progress",
+                                                          "attachment",
+                                                          "last-prompt",
+                                                          "ai-title",
+                                                          "custom-title",
+                                                          "agent-name",
+                                                          "tag",
+                                                          "permission-mode",
+                                                          "mode",
+                                                          "pr-link",
+                                                          "worktree-state",
+                                                          "relocated",
+                                                          "agent-color",
+                                                          "agent-setting",
+                                                          "attribution-snapshot",
+                                                          "speculation-accept",
+                                                          "content-replacement",
+                                                          "marble-origami-commit",
+                                                          "marble-origami-snapshot",
+                                                          "frame-link",
+                                                          "file-history-delta"};
 
 // Title sources by precedence (custom-title > agent-name > ai-title > summary).
 struct TitleSource {
@@ -64,9 +84,12 @@ std::string result_text(const bj::value* content) {
       if (!block) continue;
       if (!text.empty()) text += '\n';
       auto type = str(*block, "type");
-      if (type == "text") text += str(*block, "text");
-      else if (type == "tool_reference") text += str(*block, "tool_name");
-      else text.append("[").append(type).append("]");
+      if (type == "text")
+        text += str(*block, "text");
+      else if (type == "tool_reference")
+        text += str(*block, "tool_name");
+      else
+        text.append("[").append(type).append("]");
     }
   }
   return text;
@@ -130,9 +153,12 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
   note_session(r);
 
   emitted_ = 0;
-  if (type == "user") map_user(r);
-  else if (type == "assistant") map_assistant(r);
-  else if (type == "system") map_system(r);
+  if (type == "user")
+    map_user(r);
+  else if (type == "assistant")
+    map_assistant(r);
+  else if (type == "system")
+    map_system(r);
   if (emitted_ == 0) map_other(r);  // other types, and message records without usable content
 }
 
@@ -201,8 +227,7 @@ void RecordMapper::map_user(const Record& r) {
   auto* blocks = content->if_array();
   if (!blocks) return;
   for (std::size_t i = 0; i < blocks->size(); ++i)
-    if (auto* block = (*blocks)[i].if_object())
-      map_user_block(r, static_cast<uint32_t>(i), *block);
+    if (auto* block = (*blocks)[i].if_object()) map_user_block(r, static_cast<uint32_t>(i), *block);
 }
 
 void RecordMapper::map_user_block(const Record& r, uint32_t ordinal, const bj::object& block) {
@@ -210,7 +235,8 @@ void RecordMapper::map_user_block(const Record& r, uint32_t ordinal, const bj::o
   if (type == "text") return emit_user_text(r, ordinal, str(block, "text"));
   if (type == "tool_result") {
     std::string text = result_text(block.if_contains("content"));
-    Event e = event_of(r, ordinal, json::truthy(block, "is_error") ? "error" : "tool_result", "tool");
+    Event e =
+        event_of(r, ordinal, json::truthy(block, "is_error") ? "error" : "tool_result", "tool");
     e.call_id = str(block, "tool_use_id");
     e.text = text;
     e.summary = text;
@@ -312,11 +338,12 @@ void RecordMapper::emit_usage(const Record& r, const bj::object& message, std::s
   u.cache_creation_tokens = num(*usage, "cache_creation_input_tokens", -1);
   if (u.cache_creation_tokens < 0) {
     auto* split = obj(*usage, "cache_creation");
-    u.cache_creation_tokens = split ? num(*split, "ephemeral_5m_input_tokens") +
-                                          num(*split, "ephemeral_1h_input_tokens")
-                                    : 0;
+    u.cache_creation_tokens =
+        split ? num(*split, "ephemeral_5m_input_tokens") + num(*split, "ephemeral_1h_input_tokens")
+              : 0;
   }
-  if (auto* cost = r.o.if_contains("costUSD"); cost && cost->is_number()) u.cost_usd = json::real(cost);
+  if (auto* cost = r.o.if_contains("costUSD"); cost && cost->is_number())
+    u.cost_usd = json::real(cost);
   ctx_.usage(u);
 }
 
@@ -352,7 +379,8 @@ void RecordMapper::map_system(const Record& r) {
 // kept as "other", summarised by type/subtype and its human detail.
 void RecordMapper::map_other(const Record& r) {
   if (!is_known_type(r.type))
-    ctx_.warn(r.offset, "unknown_type", "unknown record type '" + std::string(r.type) + "' kept as other");
+    ctx_.warn(r.offset, "unknown_type",
+              "unknown record type '" + std::string(r.type) + "' kept as other");
   std::string summary(r.type.empty() ? "(untyped)" : r.type);
   if (auto subtype = subtype_of(r.o); !subtype.empty()) summary.append("/").append(subtype);
   auto detail = detail_of(r.o);
@@ -374,7 +402,8 @@ void RecordMapper::load_state() {
   if (ec || !root) return ctx_.warn(ctx_.base_offset(), "invalid_state", "saved state ignored");
   last_session_id_ = str(*root, "last");
   if (auto* titles = obj(*root, "titles"))
-    for (const auto& [id, rank] : *titles) title_ranks_[std::string(id)] = static_cast<int>(num(&rank));
+    for (const auto& [id, rank] : *titles)
+      title_ranks_[std::string(id)] = static_cast<int>(num(&rank));
 }
 
 void RecordMapper::finish() {
@@ -392,7 +421,8 @@ void RecordMapper::finish() {
   }
   bj::object titles;
   for (const auto& [id, rank] : title_ranks_) titles[id] = rank;
-  ctx_.save_state(bj::serialize(bj::object{{"last", last_session_id_}, {"titles", std::move(titles)}}));
+  ctx_.save_state(
+      bj::serialize(bj::object{{"last", last_session_id_}, {"titles", std::move(titles)}}));
 }
 
 }  // namespace helix::claude

@@ -2,11 +2,9 @@
 // session facts (claude.md §2-§5, design §4.3).
 #pragma once
 
-#include <helix/adapter.hpp>
-
 #include <boost/json/object.hpp>
-
 #include <cstdint>
+#include <helix/adapter.hpp>
 #include <map>
 #include <string>
 #include <string_view>

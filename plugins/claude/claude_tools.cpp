@@ -1,9 +1,8 @@
 // claude_tools.cpp: classifies Claude Code tool calls (edits, test runs) for the event kinds.
 #include "claude_tools.hpp"
 
-#include <helix/json.hpp>
-
 #include <array>
+#include <helix/json.hpp>
 #include <vector>
 
 namespace helix::claude {
@@ -11,12 +10,12 @@ namespace {
 
 // Programs that only ever run tests.
 constexpr std::array<std::string_view, 11> kTestRunners = {
-    "pytest", "py.test", "jest", "vitest", "mocha", "ctest", "rspec", "phpunit", "tox", "nextest",
-    "unittest"};
+    "pytest", "py.test", "jest", "vitest",  "mocha",   "ctest",
+    "rspec",  "phpunit", "tox",  "nextest", "unittest"};
 // Programs whose `test` subcommand (or `run test`) runs the suite: npm test, cargo test, go test...
 constexpr std::array<std::string_view, 17> kTestLaunchers = {
-    "npm", "yarn", "pnpm", "bun",  "cargo", "go",    "make", "mvn", "gradle",
-    "gradlew", "dotnet", "deno", "mix", "swift", "just", "run", "ninja"};
+    "npm",     "yarn",   "pnpm", "bun", "cargo", "go",   "make", "mvn",  "gradle",
+    "gradlew", "dotnet", "deno", "mix", "swift", "just", "run",  "ninja"};
 constexpr std::array<std::string_view, 4> kEditTools = {"Edit", "Write", "MultiEdit",
                                                         "NotebookEdit"};
 
@@ -35,7 +34,8 @@ std::vector<std::string_view> command_words(std::string_view command) {
   while ((pos = command.find_first_not_of(kSeparators, pos)) != std::string_view::npos) {
     std::size_t end = std::min(command.find_first_of(kSeparators, pos), command.size());
     std::string_view word = command.substr(pos, end - pos);
-    if (auto slash = word.rfind('/'); slash != std::string_view::npos) word.remove_prefix(slash + 1);
+    if (auto slash = word.rfind('/'); slash != std::string_view::npos)
+      word.remove_prefix(slash + 1);
     words.push_back(word);
     pos = end;
   }
@@ -53,7 +53,8 @@ bool runs_tests(std::string_view command) {
   auto words = command_words(command);
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (contains(kTestRunners, words[i])) return true;
-    if (i > 0 && contains(kTestLaunchers, words[i - 1]) && is_test_subcommand(words[i - 1], words[i]))
+    if (i > 0 && contains(kTestLaunchers, words[i - 1]) &&
+        is_test_subcommand(words[i - 1], words[i]))
       return true;
   }
   return false;
