@@ -578,6 +578,30 @@ BOOST_AUTO_TEST_CASE(schema_catalogue_parses_and_reports_unknown_types) {
   BOOST_TEST(unknown_kept == 4);
 }
 
+BOOST_AUTO_TEST_CASE(tool_calls_that_edit_or_run_tests) {
+  auto kind_of = [](const std::string& tool, const std::string& command) {
+    const std::string line =
+        R"({"type":"assistant","sessionId":"s1","uuid":"a1","message":{"id":"m1","content":[)"
+        R"({"type":"tool_use","id":"t1","name":")" +
+        tool + R"(","input":{"command":")" + command + R"("}}]}})" + "\n";
+    RecordBatch batch;
+    harness().adapter().parse("/h/.claude/projects/p/s1.jsonl", HELIX_LAYOUT_LINES, 0, line, "",
+                              batch);
+    return batch.events.size() == 1 ? batch.events[0].kind : std::string("?");
+  };
+  for (const char* command :
+       {"pytest -q", "python -m pytest tests/", "npm test", "npm run test:unit", "yarn test",
+        "cargo test --all", "go test ./...", "cd build && ctest --output-on-failure", "make test",
+        "npx jest src", "npx vitest run", "./node_modules/.bin/mocha", "mise run test"})
+    BOOST_TEST(kind_of("Bash", command) == "test_run", command);
+  for (const char* command : {"ls -la", "cargo check", "cargo build", "npm install", "make",
+                              "go build ./...", "git commit -m test"})
+    BOOST_TEST(kind_of("Bash", command) == "tool_call", command);
+  for (const char* tool : {"Edit", "Write", "MultiEdit", "NotebookEdit"})
+    BOOST_TEST(kind_of(tool, "") == "edit", tool);
+  BOOST_TEST(kind_of("Read", "pytest") == "tool_call");
+}
+
 BOOST_AUTO_TEST_CASE(bad_lines_are_reported_never_fatal) {
   const std::string data =
       R"({"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"hi"}})"
