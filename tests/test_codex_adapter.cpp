@@ -181,6 +181,22 @@ BOOST_AUTO_TEST_CASE(compressed_names_are_probed_by_their_decompressed_content) 
   BOOST_TEST(legacy().adapter().probe(path, head, 12345) == 0);
 }
 
+BOOST_AUTO_TEST_CASE(probe_reads_first_lines_longer_than_the_head_and_empty_files) {
+  // A session_meta line can outgrow the 64 KiB probe head (base instructions, dynamic tools):
+  // the opening keys decide. An empty file is nobody's yet (the sweep probes it again later).
+  const std::string wrapper = helix::test::read_file(helix::test::fixture(kExec169));
+  const std::string old = helix::test::read_file(helix::test::fixture(kLegacyL0));
+  BOOST_TEST_REQUIRE(wrapper.find('\n') > 300u);
+  BOOST_TEST_REQUIRE(old.find('\n') > 300u);
+  const std::string path = "/x/sessions/rollout-2026-11-22T09-34-50-x.jsonl";
+  BOOST_TEST(codex().adapter().probe(path, wrapper.substr(0, 300), 1 << 20) == 100);
+  BOOST_TEST(legacy().adapter().probe(path, wrapper.substr(0, 300), 1 << 20) == 0);
+  BOOST_TEST(legacy().adapter().probe(path, old.substr(0, 300), 1 << 20) == 100);
+  BOOST_TEST(codex().adapter().probe(path, old.substr(0, 300), 1 << 20) == 0);
+  BOOST_TEST(codex().adapter().probe(path, "", 0) == 0);
+  BOOST_TEST(legacy().adapter().probe(path, "", 0) == 0);
+}
+
 // ---- events of every fixture ----------------------------------------------------------------
 
 // Expected counts were taken from the files (jq/python over the fixture JSON, see the report):
@@ -420,6 +436,62 @@ BOOST_AUTO_TEST_CASE(unknown_types_are_kept_as_other_and_reported) {
   }
   BOOST_TEST(warnings(batch, "unknown_type") == 4);
   BOOST_TEST(warnings(batch, "invalid_json") == 1);
+}
+
+// Shapes quoted in codex.md §4 that no real fixture here contains, one line each.
+BOOST_AUTO_TEST_CASE(reference_shapes_of_calls_outputs_and_interrupts) {
+  const std::string w = R"({"timestamp":"2026-11-22T10:00:00.000Z","type":)";
+  const std::string data =
+      w +
+      R"("response_item","payload":{"type":"function_call","name":"apply_patch",)"
+      R"("arguments":"{\"input\":\"*** Begin Patch\\n*** Add File: a.txt\\n+x\\n)"
+      R"(*** End Patch\"}","call_id":"c1"}})"
+      "\n" +
+      w +
+      R"("response_item","payload":{"type":"function_call_output","call_id":"c1",)"
+      R"("output":"exec command rejected by user"}})"
+      "\n" +
+      w +
+      R"("response_item","payload":{"type":"local_shell_call","call_id":"c2",)"
+      R"("status":"completed","action":{"type":"exec","command":["bash","-lc","pytest -q"]}}})"
+      "\n" +
+      w +
+      R"("response_item","payload":{"type":"function_call_output","call_id":"c2",)"
+      R"("output":"Wall time: 4.7 seconds\naborted by user"}})"
+      "\n" +
+      w +
+      R"("response_item","payload":{"type":"function_call","name":"shell_command",)"
+      R"("arguments":"{\"command\":\"ls\"}","call_id":"c3"}})"
+      "\n" +
+      w +
+      R"("response_item","payload":{"type":"function_call_output","call_id":"c3",)"
+      R"("output":[{"type":"input_text","text":"Exit code: 1\nWall time: 0 seconds\nOutput:\n"}]}})"
+      "\n" +
+      w +
+      R"("response_item","payload":{"type":"message","role":"user","content":[{"type":)"
+      R"("input_text","text":"<turn_aborted>\nThe user interrupted the previous turn on )"
+      R"(purpose.\n</turn_aborted>"}]}})"
+      "\n" +
+      w +
+      R"("event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}})"
+      "\n";
+  RecordBatch batch;
+  codex().adapter().parse(
+      "/x/sessions/rollout-2026-11-22T10-00-00-01a30000-0000-7000-8000-000000000002.jsonl",
+      HELIX_LAYOUT_LINES, 0, data, "", batch);
+  std::vector<std::string> got;
+  for (const auto& e : batch.events) got.push_back(e.kind + " " + e.call_id + " " + e.summary);
+  const std::vector<std::string> expected = {
+      "edit c1 apply_patch A a.txt",  // the JSON apply_patch tool (gpt-oss)
+      "error c1 failed: exec command rejected by user",
+      "test_run c2 $ pytest -q",
+      "error c2 failed: aborted by user",
+      "tool_call c3 $ ls",
+      "error c3 failed: exit code 1",  // freeform text inside a content-item array
+      "other  context: turn_aborted",  // the synthetic role:user marker is not a prompt
+      "human_intervention  turn aborted: interrupted"};
+  BOOST_TEST(got == expected, boost::test_tools::per_element());
+  BOOST_TEST(batch.warnings.empty());
 }
 
 // ---- sessions -------------------------------------------------------------------------------
