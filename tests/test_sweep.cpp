@@ -114,6 +114,42 @@ BOOST_AUTO_TEST_CASE(a_partial_last_line_waits_for_its_newline) {
   BOOST_TEST(events() == events_of_whole_file());
 }
 
+BOOST_AUTO_TEST_CASE(a_finished_last_line_without_newline_is_ingested_once_the_file_is_quiet) {
+  std::string all = fixture_bytes();
+  if (all.back() == '\n') all.pop_back();
+  test::write_file(session_path(), all);
+  config.final_line_grace_seconds = 3600;  // just written: the writer may be mid-line
+  sweep();
+  const int64_t waiting = events();
+  config.final_line_grace_seconds = 0;  // quiet long enough: the complete record goes in
+  auto report = sweep();
+  BOOST_TEST(report.events_added > 0);
+  BOOST_TEST(events() > waiting);
+  {
+    Store store(dir / "store/helix.db");
+    BOOST_TEST(store.find_source(session_path().string())->offset ==
+               static_cast<int64_t>(all.size()));
+  }
+  // The agent goes on writing: a newline and a copy of a stored record. Nothing is read twice.
+  const std::string bytes = fixture_bytes();
+  const std::size_t at = bytes.rfind('\n', bytes.find("\"type\":\"assistant\"")) + 1;
+  test::write_file(session_path(), "\n" + bytes.substr(at, bytes.find('\n', at) + 1 - at),
+                   /*append=*/true);
+  auto more = sweep();
+  BOOST_TEST(more.sources_rewritten == 0);
+  BOOST_TEST(more.events_added == 0);  // that record is a copy of one already stored
+  BOOST_TEST(sweep().sources_unchanged == 1);
+}
+
+BOOST_AUTO_TEST_CASE(an_unfinished_last_line_is_never_delivered) {
+  test::write_file(session_path(), first_lines(fixture_bytes(), 5) + "{\"type\":\"user\",\"mess");
+  config.final_line_grace_seconds = 0;
+  sweep();
+  Store store(dir / "store/helix.db");
+  BOOST_TEST(store.find_source(session_path().string())->offset ==
+             static_cast<int64_t>(first_lines(fixture_bytes(), 5).size()));
+}
+
 BOOST_AUTO_TEST_CASE(small_chunks_give_the_same_store_as_one_read) {
   config.chunk_bytes = 4096;
   test::write_file(session_path(), fixture_bytes());

@@ -1,7 +1,6 @@
 #include "cli.hpp"
 
-#include "config.hpp"
-#include "plugin_registry.hpp"
+#include "cli_support.hpp"
 #include "session_json.hpp"
 #include "store.hpp"
 #include "sweep.hpp"
@@ -29,50 +28,6 @@ commands:
   config                the effective configuration
 
 )";
-
-struct Globals {
-  std::vector<std::string> plugin_dirs;
-  std::string config_file, store_dir;
-};
-
-// Thrown for command-line mistakes: exit code 2 with the message.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string human_bytes(int64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
-po::variables_map parse_command(const std::vector<std::string>& args,
-                                const po::options_description& options,
-                                const po::positional_options_description& positional = {}) {
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-  po::notify(vm);
-  return vm;
-}
-
-void load_plugins(PluginRegistry& registry, const Globals& g, const Config& config) {
-  const auto& dirs = g.plugin_dirs.empty() ? config.plugin_dirs : g.plugin_dirs;
-  for (const auto& dir : dirs) registry.load_directory(dir);
-}
-
-void print_refusals(const PluginRegistry& registry) {
-  for (const auto& r : registry.refused())
-    std::cerr << fmt::format("helix-host: plugin {} refused: {}\n", r.path.string(), r.reason);
-}
-
-std::filesystem::path store_file(const Globals& g, const Config& config) {
-  return resolve_store_file(g.store_dir, config.store_dir);
-}
 
 // Holds an exclusive lock on the store for the lifetime of a sweep.
 class SweepLock {

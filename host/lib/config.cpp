@@ -135,9 +135,11 @@ void apply(Config& c, const toml::table& root) {
     }
   }
   if (auto* sweep = root["sweep"].as_table()) {
-    reject_unknown(c, *sweep, "sweep", {"chunk_bytes", "max_record_bytes"});
+    reject_unknown(c, *sweep, "sweep", {"chunk_bytes", "max_record_bytes", "final_line_grace_seconds"});
     if (auto* v = sweep->get("chunk_bytes")) c.chunk_bytes = size_value(c, *v, "sweep.chunk_bytes");
     if (auto* v = sweep->get("max_record_bytes")) c.max_record_bytes = size_value(c, *v, "sweep.max_record_bytes");
+    if (auto* v = sweep->get("final_line_grace_seconds"))
+      c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
     if (c.chunk_bytes < 4096) bad(c, *sweep, "sweep.chunk_bytes must be at least 4KiB");
   }
 }
@@ -236,7 +238,8 @@ std::string to_toml(const Config& c) {
                                                     {"distilled_cap_bytes", r.distilled_cap_bytes},
                                                     {"cadence", r.cadence}}}});
   root.insert("sweep", toml::table{{"chunk_bytes", c.chunk_bytes},
-                                   {"max_record_bytes", c.max_record_bytes}});
+                                   {"max_record_bytes", c.max_record_bytes},
+                                   {"final_line_grace_seconds", c.final_line_grace_seconds}});
   std::ostringstream out;
   out << "# effective configuration (" << (c.file.empty() ? "built-in defaults" : c.file.string())
       << ")\n"

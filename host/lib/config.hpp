@@ -28,6 +28,7 @@ struct Config {
   RetentionConfig retention;
   int64_t chunk_bytes = int64_t{4} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes
+  int64_t final_line_grace_seconds = 600;        // [sweep] final_line_grace_seconds
 };
 
 // Reads `explicit_file` (which must exist) or, when empty, $XDG_CONFIG_HOME/helix/config.toml

@@ -3,6 +3,7 @@
 #include "database.hpp"
 
 #include <fmt/format.h>
+#include <iterator>
 #include <stdexcept>
 
 namespace helix {
@@ -141,6 +142,17 @@ CREATE TABLE warnings (
 );
 )sql";
 
+// Every schema change is a new entry, applied in order and never edited once released.
+struct Migration {
+  int version;
+  const char* sql;
+};
+constexpr Migration kMigrations[] = {
+    {1, kSchemaV1},
+};
+static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
+              "kStoreSchemaVersion must name the last migration");
+
 int user_version(Database& db) {
   auto st = db.prepare("PRAGMA user_version");
   st.step();
@@ -160,7 +172,8 @@ void migrate(Database& db) {
   // auto_vacuum must be chosen before the first table exists: evicted bytes go back to disk.
   if (version == 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
   Transaction tx(db);
-  if (version < 1) db.exec(kSchemaV1);
+  for (const auto& m : kMigrations)
+    if (m.version > version) db.exec(m.sql);
   db.exec(fmt::format("PRAGMA user_version = {}", kStoreSchemaVersion));
   tx.commit();
 }

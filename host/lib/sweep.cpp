@@ -2,6 +2,7 @@
 
 #include "source_file.hpp"
 
+#include <boost/json.hpp>
 #include <chrono>
 #include <fmt/format.h>
 
@@ -12,8 +13,10 @@ constexpr int64_t kHeadBytes = 4096;  // identity fingerprint of a file's beginn
 constexpr int64_t kTailBytes = 256;   // fingerprint of the bytes just before the offset
 constexpr std::size_t kProbeBytes = 64 * 1024;
 
+// Nothing to do: the file is as last seen and no unfinished last line is waiting in it.
 bool same_file_state(const SourceCursor& c, const FileIdentity& id) {
-  return c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.mtime_ns == id.mtime_ns;
+  return c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.mtime_ns == id.mtime_ns &&
+         (c.compressed || c.offset >= id.size);
 }
 
 void adopt_identity(SourceCursor& c, const FileIdentity& id) {
@@ -213,7 +216,8 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
       buf += more;
       if (at != std::string::npos) newline = buf.size() - more.size() + at;
     }
-    if (partial_last_line) break;
+    if (partial_last_line && !finished_last_line(cursor, buf)) break;
+    if (partial_last_line) newline = buf.size(), buf += '\n';  // the host adds the newline
     RecordBatch batch;
     if (newline == std::string::npos) {
       // A record larger than max_record_bytes: skip to its end, report it, keep going.
@@ -236,6 +240,7 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
       adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
                     cursor.adapter_state, batch);
       if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
+      if (partial_last_line) buf.pop_back();  // the offset counts only the file's own bytes
       cursor.offset = pos + static_cast<int64_t>(buf.size());
     }
     report.bytes_read += cursor.offset - pos;
@@ -257,6 +262,18 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
     if (new_generation) commit(cursor, RecordBatch{}, true, report);  // emptied: drop old rows
     else store_.save_source(cursor);
   }
+}
+
+// A last line without its newline is normally a writer mid-line. It is a finished record when
+// the file has been quiet for the grace period and the line is one complete JSON value.
+bool Sweep::finished_last_line(const SourceCursor& cursor, std::string_view fragment) const {
+  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  if (now_ns - cursor.mtime_ns < config_.final_line_grace_seconds * 1000000000) return false;
+  boost::system::error_code ec;
+  boost::json::parse(fragment, ec);
+  return !ec;
 }
 
 void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,

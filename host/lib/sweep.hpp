@@ -48,6 +48,7 @@ class Sweep {
   bool needs_new_generation(const SourceCursor& cursor, SourceFile& file);
   void ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
                     bool new_generation, SweepReport& report);
+  bool finished_last_line(const SourceCursor& cursor, std::string_view fragment) const;
   void ingest_document(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
                        SweepReport& report);
   void commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,

@@ -69,7 +69,8 @@ class AdapterHarness {
     std::size_t pos = 0;
     while (pos < bytes.size()) {
       std::size_t end = bytes.find('\n', std::min(bytes.size(), pos + chunk_bytes) - 1);
-      if (end == std::string::npos) break;  // a partial last line waits
+      if (end == std::string::npos) end = bytes.rfind('\n');
+      if (end == std::string::npos || end < pos) break;  // a partial last line waits
       RecordBatch batch;
       adapter_->parse(path.string(), HELIX_LAYOUT_LINES, pos,
                       std::string_view(bytes).substr(pos, end + 1 - pos), state, batch);
