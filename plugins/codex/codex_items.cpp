@@ -342,9 +342,11 @@ Era detect_era(std::string_view head) {
   if (auto parsed = parse_json(line); parsed && parsed->is_object()) {
     const auto& o = parsed->get_object();
     if (o.contains("payload") && o.contains("type")) return Era::kWrapper;
-    if (o.contains("record_type") || (o.contains("id") && o.contains("timestamp")) ||
-        o.contains("type"))
-      return Era::kLegacyLines;
+    // A legacy file opens with its session header {id, timestamp, instructions}. Any looser
+    // rule (e.g. "has a type") claims other agents' JSONL, such as Claude Code transcripts.
+    const bool header = o.contains("id") && o.contains("timestamp") && !o.contains("type") &&
+                        !o.contains("sessionId");
+    if (header || o.contains("record_type")) return Era::kLegacyLines;
     return Era::kUnknown;
   }
   // A first line longer than the probe head (base instructions can be large): its opening keys

@@ -14,7 +14,8 @@ class CodexLegacyAdapter : public helix::Adapter {
   int probe(const helix::Probe& probe) override {
     const Era era = detect_era(probe.head);
     if (probe.path_ends_with(".json")) return era == Era::kTypeScript ? 100 : 0;
-    return era == Era::kLegacyLines ? 100 : 0;
+    if (era != Era::kLegacyLines) return 0;
+    return probe.file_name().starts_with("rollout-") ? 100 : 60;  // Codex names its rollouts
   }
 
   void parse(helix::ParseContext& ctx) override {
