@@ -24,7 +24,8 @@ inline std::string_view from_c(helix_str s) noexcept {
 // C++ views of the ABI records. Members are views: the caller keeps the bytes alive until the
 // emit call returns (the host copies them).
 struct Session {
-  std::string_view native_id, parent_native_id, cwd, git_branch, model, title, agent_version;
+  std::string_view native_id{}, parent_native_id{}, cwd{}, git_branch{}, model{}, title{},
+      agent_version{};
   int64_t started_at_ms = 0, ended_at_ms = 0;
 };
 
@@ -34,22 +35,23 @@ struct Event {
   uint32_t ordinal = 0;
   uint32_t flags = 0;
   int64_t ts_ms = 0;
-  std::string_view kind, role, tool, uid, parent_uid, call_id, summary, text, payload, model;
+  std::string_view kind{}, role{}, tool{}, uid{}, parent_uid{}, call_id{}, summary{}, text{},
+      payload{}, model{};
 };
 
 struct Usage {
-  std::string_view session_id, key;
+  std::string_view session_id{}, key{};
   uint64_t source_offset = 0;
   uint32_t flags = 0;
   int64_t ts_ms = 0;
-  std::string_view model;
+  std::string_view model{};
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
           reasoning_tokens = 0;
   double cost_usd = -1;
 };
 
 struct Probe {
-  std::string_view path, head;
+  std::string_view path{}, head{};
   uint64_t size = 0;
   bool path_ends_with(std::string_view suffix) const {
     return path.size() >= suffix.size() && path.substr(path.size() - suffix.size()) == suffix;

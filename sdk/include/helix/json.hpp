@@ -7,7 +7,6 @@
 
 #include <boost/json.hpp>
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,20 +23,28 @@ class LineParser {
   LineParser() : parser_(boost::json::storage_ptr(), options()) {}
 
   // Calls `on_value(value, byte_offset_in_line)` for each complete value. Returns an empty
-  // string on success or the reason the rest of the line (from `error_at`) is unusable.
+  // string on success or the reason the value at `error_at` is unusable. After damage the
+  // parser resynchronises on the next whole record of the line (see resync), so a torn record
+  // costs only itself.
   std::string parse(std::string_view line,
                     const std::function<void(const boost::json::value&, std::size_t)>& on_value,
                     std::size_t* error_at = nullptr) {
+    std::string first_error;
     std::size_t pos = 0;
     while (true) {
       while (pos < line.size() && is_space(line[pos])) ++pos;
-      if (pos >= line.size()) return {};
+      if (pos >= line.size()) return first_error;
       parser_.reset();
       boost::system::error_code ec;
       std::size_t used = parser_.write_some(line.data() + pos, line.size() - pos, ec);
       if (ec) {
-        if (error_at) *error_at = pos;
-        return ec.message();
+        if (first_error.empty()) {
+          first_error = ec.message();
+          if (error_at) *error_at = pos;
+        }
+        pos = resync(line, pos);
+        if (pos == std::string_view::npos) return first_error;
+        continue;
       }
       boost::json::value v = parser_.release();
       on_value(v, pos);
@@ -46,6 +53,27 @@ class LineParser {
   }
 
  private:
+  static constexpr int kResyncAttempts = 64;  // bounds the extra work a damaged line costs
+
+  // A torn record: a writer died mid-record and the next record was appended to the same line
+  // (anthropics/claude-code#52387). That record is the first object after `from` that parses
+  // whole and is followed by the end of the line or another value; the torn record's own
+  // complete inner objects are followed by a comma or a closing bracket instead.
+  std::size_t resync(std::string_view line, std::size_t from) {
+    std::size_t at = from;
+    for (int attempt = 0; attempt < kResyncAttempts; ++attempt) {
+      at = line.find('{', at + 1);
+      if (at == std::string_view::npos) return at;
+      parser_.reset();
+      boost::system::error_code ec;
+      std::size_t end = at + parser_.write_some(line.data() + at, line.size() - at, ec);
+      if (ec) continue;
+      while (end < line.size() && is_space(line[end])) ++end;
+      if (end == line.size() || line[end] == '{') return at;
+    }
+    return std::string_view::npos;
+  }
+
   static boost::json::parse_options options() {
     boost::json::parse_options o;
     o.max_depth = kMaxDepth;
@@ -98,6 +126,17 @@ inline bool truthy(const boost::json::object& o, std::string_view key) {
   return v && v->is_bool() && v->get_bool();
 }
 
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil), so that
+// this header needs only C++17.
+inline int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
 // "2026-06-05T21:59:30.123Z" or "...+02:00" (fraction optional) to Unix ms; 0 if malformed.
 inline int64_t iso8601_ms(std::string_view s) {
   auto digits = [&](std::size_t at, std::size_t n, int& out) {
@@ -126,11 +165,11 @@ inline int64_t iso8601_ms(std::string_view s) {
     if (!digits(pos + 1, 2, oh) || !digits(pos + 4, 2, om)) return 0;
     offset_s = (oh * 3600 + om * 60) * (s[pos] == '+' ? 1 : -1);
   }
-  const std::chrono::year_month_day ymd{std::chrono::year{y},
-                                        std::chrono::month{static_cast<unsigned>(mo)},
-                                        std::chrono::day{static_cast<unsigned>(d)}};
-  if (!ymd.ok()) return 0;
-  const int64_t days = std::chrono::sys_days{ymd}.time_since_epoch().count();
+  static constexpr int kMonthDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > kMonthDays[mo - 1] || (mo == 2 && d == 29 && !leap))
+    return 0;
+  const int64_t days = days_from_civil(y, mo, d);
   return ((days * 86400 + h * 3600 + mi * 60 + se) - offset_s) * 1000 + ms;
 }
 
