@@ -205,6 +205,26 @@ BOOST_AUTO_TEST_CASE(compressed_sources_read_like_plain_ones_and_plain_wins) {
   BOOST_TEST(store.status().events == events_of_whole_file());
 }
 
+BOOST_AUTO_TEST_CASE(codex_zst_rollouts_are_found_and_the_plain_copy_wins) {
+  const std::string name = "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl";
+  const std::string raw = test::read_file(test::fixture("codex/" + name));
+  std::string packed(ZSTD_compressBound(raw.size()), '\0');
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), raw.data(), raw.size(), 3));
+  auto day = dir / "codex/sessions/2026/02/23";
+  ::setenv("CODEX_HOME", (dir / "codex").c_str(), 1);
+  test::write_file(day / (name + ".zst"), packed);  // archived copy only
+  auto compressed = sweep("zst-store");
+  BOOST_TEST(compressed.sources_new == 1);
+  BOOST_TEST(compressed.events_added == 10);  // prompt, reply, thinking, call, 2 lifecycle, 4 context
+  test::write_file(day / name, raw);  // both present: only the plain file is read
+  auto both = sweep("both-store");
+  BOOST_TEST(both.sources_seen == 1);
+  BOOST_TEST(both.events_added == compressed.events_added);
+  Store store(dir / "both-store/helix.db");
+  BOOST_TEST(!store.find_source((day / (name + ".zst")).string()));
+  BOOST_TEST(store.find_source((day / name).string())->adapter == "codex");
+}
+
 BOOST_AUTO_TEST_CASE(a_file_no_plugin_recognises_is_reported_and_left_unread) {
   test::write_file(project / "notes.jsonl", "just some notes\nnot a transcript\n");
   auto report = sweep();
