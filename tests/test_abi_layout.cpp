@@ -1,4 +1,5 @@
-// ABI regression: the golden layout of every struct of helix_plugin.h (ABI 1.0, x86_64), so any
+// ABI regression: the golden layout of every struct of helix_plugin.h (ABI 1.0 and the structs
+// ABI 1.1 appended, x86_64), so any
 // change other than appending a member fails; and a real adapter.hpp plugin run through
 // AdapterInstance, so every record member and the exception-to-HELIX_ERROR path cross the ABI.
 #define BOOST_TEST_MODULE abi_layout
@@ -24,11 +25,11 @@ const std::filesystem::path kRoot = HELIX_TEST_PLUGINS_ROOT;
 
 BOOST_AUTO_TEST_SUITE(layout)
 
-// Version and constants of the frozen 1.0 contract.
+// Version and constants of the contract (1.0, plus what 1.1 appended).
 BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_ABI_MAJOR == 1);
   // A new minor appends members: add its goldens below, then raise this number.
-  BOOST_TEST(HELIX_ABI_MINOR == 0);
+  BOOST_TEST(HELIX_ABI_MINOR == 1);
   BOOST_TEST(HELIX_OK == 0);
   BOOST_TEST(HELIX_ERROR == 1);
   BOOST_TEST(HELIX_KIND_ADAPTER == 1);
@@ -147,6 +148,39 @@ BOOST_AUTO_TEST_CASE(member_offsets_abi_1_0) {
   HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, version, 24);
   HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, description, 32);
   HELIX_GOLDEN_OFFSET(helix_plugin_descriptor, vtable, 40);
+}
+
+// ABI 1.1 appended the digester contract; the 1.0 structs above did not move.
+BOOST_AUTO_TEST_CASE(struct_layout_abi_1_1) {
+  BOOST_TEST(sizeof(helix_digest_session) == 200u);
+  BOOST_TEST(sizeof(helix_digest_api) == 16u);
+  BOOST_TEST(sizeof(helix_digester_vtable) == 56u);
+
+  HELIX_GOLDEN_OFFSET(helix_digest_session, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, session_uid, 8);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, flavor, 24);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, native_id, 40);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, parent_uid, 56);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, repo, 72);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, domain, 88);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, cwd, 104);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, git_branch, 120);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, model, 136);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, title, 152);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, agent_version, 168);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, started_at_ms, 184);
+  HELIX_GOLDEN_OFFSET(helix_digest_session, ended_at_ms, 192);
+
+  HELIX_GOLDEN_OFFSET(helix_digest_api, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_digest_api, result, 8);
+
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, struct_size, 0);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, create, 8);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, destroy, 16);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, begin_session, 24);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, event, 32);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, usage, 40);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, end_session, 48);
 }
 
 #else

@@ -43,6 +43,20 @@ std::string adapter_table_problem(const helix_adapter_vtable* vt) {
   return {};
 }
 
+// Why a digester's function table cannot be used, or "" when it can.
+std::string digester_table_problem(const helix_digester_vtable* vt) {
+  if (!vt) return "its digester function table is NULL";
+  if (vt->struct_size < sizeof(helix_digester_vtable))
+    return fmt::format("its digester table is {} bytes, smaller than ABI {}.{} requires ({})",
+                       vt->struct_size, HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
+                       sizeof(helix_digester_vtable));
+  if (!vt->create || !vt->destroy || !vt->begin_session || !vt->event || !vt->usage ||
+      !vt->end_session)
+    return "one of its required callbacks (create, destroy, begin_session, event, usage, "
+           "end_session) is NULL";
+  return {};
+}
+
 }  // namespace
 
 void PluginRegistry::load_directory(const std::filesystem::path& dir) {
@@ -121,10 +135,15 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
     info.adapter = static_cast<const helix_adapter_vtable*>(d->vtable);
     if (auto problem = adapter_table_problem(info.adapter); !problem.empty())
       return refuse(file, problem);
+  } else if (d->kind == HELIX_KIND_DIGESTER && d->abi_minor >= 1) {
+    info.kind = "digester";
+    info.digester = static_cast<const helix_digester_vtable*>(d->vtable);
+    if (auto problem = digester_table_problem(info.digester); !problem.empty())
+      return refuse(file, problem);
   } else {
     return refuse(file, fmt::format("its kind {} is not a plugin kind this helix-host runs "
-                                    "(adapter = {})",
-                                    d->kind, HELIX_KIND_ADAPTER));
+                                    "(adapter = {}, digester = {} from ABI 1.1)",
+                                    d->kind, HELIX_KIND_ADAPTER, HELIX_KIND_DIGESTER));
   }
   libraries_->items.push_back(std::move(lib));
   loaded_.push_back(std::move(info));
@@ -134,6 +153,13 @@ std::vector<const PluginInfo*> PluginRegistry::adapters() const {
   std::vector<const PluginInfo*> out;
   for (const auto& p : loaded_)
     if (p.adapter) out.push_back(&p);
+  return out;
+}
+
+std::vector<const PluginInfo*> PluginRegistry::digesters() const {
+  std::vector<const PluginInfo*> out;
+  for (const auto& p : loaded_)
+    if (p.digester) out.push_back(&p);
   return out;
 }
 

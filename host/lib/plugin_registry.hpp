@@ -15,6 +15,7 @@ struct PluginInfo {
   std::filesystem::path path;
   uint32_t abi_major = 0, abi_minor = 0;
   const helix_adapter_vtable* adapter = nullptr;  // set for adapters; static in the plugin
+  const helix_digester_vtable* digester = nullptr;  // set for digesters; static in the plugin
 };
 
 struct RefusedPlugin {
@@ -36,6 +37,7 @@ class PluginRegistry {
   const std::vector<PluginInfo>& loaded() const { return loaded_; }
   const std::vector<RefusedPlugin>& refused() const { return refused_; }
   std::vector<const PluginInfo*> adapters() const;
+  std::vector<const PluginInfo*> digesters() const;
   const PluginInfo* find(std::string_view name) const;
 
  private:

@@ -21,7 +21,8 @@
  *
  * Threading. One adapter instance is used by one thread at a time; the host may create several
  * instances. probe() and parse() must be pure functions of their inputs (and the state the host
- * hands back): no file, network or database access, no process-global side effects.
+ * hands back): no file, network or database access, no process-global side effects. The same
+ * holds for digesters (ABI 1.1): a digest is a pure function of the session the host streams.
  */
 #ifndef HELIX_PLUGIN_H_
 #define HELIX_PLUGIN_H_
@@ -30,7 +31,7 @@
 #include <stdint.h>
 
 #define HELIX_ABI_MAJOR 1
-#define HELIX_ABI_MINOR 0
+#define HELIX_ABI_MINOR 1
 
 #if defined(_WIN32)
 #define HELIX_EXPORT __declspec(dllexport)
@@ -55,7 +56,7 @@ typedef int32_t helix_status;
 
 /* Plugin kinds. */
 #define HELIX_KIND_ADAPTER 1
-#define HELIX_KIND_DIGESTER 2 /* reserved: digester tables arrive in a later minor */
+#define HELIX_KIND_DIGESTER 2 /* since ABI 1.1: helix_digester_vtable */
 
 /* How the host reads a source. */
 #define HELIX_LAYOUT_LINES 1    /* append-only JSONL: complete lines from the committed offset */
@@ -203,6 +204,59 @@ typedef struct helix_adapter_vtable {
                         const helix_emit_api* emit);
 } helix_adapter_vtable;
 
+/* ---- Digester plugins (ABI 1.1) ----------------------------------------------------------- */
+
+/* Opaque digester instance. OWNERSHIP: plugin-owned; released by the host through destroy(). */
+typedef struct helix_digester helix_digester;
+
+/* The stored session a digest is computed for (Tier 1 as it is now). OWNERSHIP: borrowed for
+ * the duration of begin_session(). */
+typedef struct helix_digest_session {
+  uint32_t struct_size;
+  helix_str session_uid; /* "<flavor>:<native id>" */
+  helix_str flavor;
+  helix_str native_id;
+  helix_str parent_uid; /* a subagent session's parent session uid, if any */
+  helix_str repo;
+  helix_str domain;
+  helix_str cwd;
+  helix_str git_branch;
+  helix_str model;
+  helix_str title;
+  helix_str agent_version;
+  int64_t started_at_ms; /* Unix epoch milliseconds; 0 = unknown */
+  int64_t ended_at_ms;
+} helix_digest_session;
+
+/* Where a digester delivers its result. OWNERSHIP: host-owned, valid during end_session(). */
+typedef struct helix_digest_api {
+  uint32_t struct_size;
+  /* The session's digest: one JSON object (UTF-8). The host copies it; the last call wins. */
+  void (*result)(helix_call* call, helix_str json);
+} helix_digest_api;
+
+/* One session is digested as: begin_session, then event() for every stored event in `seq`
+ * order (with its full text; payload is empty; session_id is the native id), then usage() for
+ * every kept usage record (ordered by time), then end_session, which reports the digest through
+ * `digest->result`. The same input must give the same digest (no clock, no randomness), and a
+ * digester reads nothing but what the host streams: no file, network or database access.
+ * A new session always starts with begin_session, also after an error. */
+typedef struct helix_digester_vtable {
+  uint32_t struct_size;
+  /* The digester's [digesters.<name>] section of the host config as a JSON object ("{}" when
+   * absent). On failure returns HELIX_ERROR after set_error(). */
+  helix_status (*create)(const helix_host_api* host, helix_call* call, helix_str config_json,
+                         helix_digester** out);
+  void (*destroy)(helix_digester* digester);
+  void (*begin_session)(helix_digester* digester, const helix_digest_session* session);
+  void (*event)(helix_digester* digester, const helix_event* event);
+  void (*usage)(helix_digester* digester, const helix_usage* usage);
+  /* HELIX_ERROR (after set_error) means no digest for this session; the host keeps the
+   * previous one and reports the message. */
+  helix_status (*end_session)(helix_digester* digester, helix_call* call,
+                              const helix_digest_api* digest);
+} helix_digester_vtable;
+
 /* ---- The entry point ---------------------------------------------------------------------- */
 
 /* Frozen prefix: abi_major, abi_minor, struct_size and kind never move. */
@@ -214,7 +268,8 @@ typedef struct helix_plugin_descriptor {
   const char* name;        /* unique, [a-z0-9_-]+, e.g. "claude" */
   const char* version;     /* the plugin's own semantic version */
   const char* description; /* one line */
-  const void* vtable;      /* const helix_adapter_vtable* for HELIX_KIND_ADAPTER */
+  const void* vtable;      /* const helix_adapter_vtable* for HELIX_KIND_ADAPTER,
+                              const helix_digester_vtable* for HELIX_KIND_DIGESTER */
 } helix_plugin_descriptor;
 
 #define HELIX_ENTRY_SYMBOL "helix_plugin_query"
