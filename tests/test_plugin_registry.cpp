@@ -7,11 +7,13 @@
 #include "temp_dir.hpp"
 
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <string>
 #include <utility>
 #include <vector>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -147,4 +149,113 @@ BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
       "libhelix_no_entry.so",  "libhelix_null_parse.so", "libhelix_small_table.so"};
   BOOST_TEST(refused == expected, boost::test_tools::per_element());
   BOOST_TEST(contains(registry.refused()[2].reason, "it is not a readable shared library"));
+}
+
+// Plugin safety: only code that nobody but its owner (this user or root) can change is loaded.
+
+namespace {
+
+// A directory holding a copy of the good plugin and of the "twin" plugin.
+struct TwoPlugins {
+  helix::test::TempDir temp;
+  fs::path dir = temp / "plugins";
+  fs::path good = dir / "libhelix_good.so", twin = dir / "libhelix_twin_a.so";
+  TwoPlugins() {
+    fs::create_directory(dir);
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    fs::copy_file(plugin_file("good", "good"), good);
+    fs::copy_file(plugin_file("duplicate", "twin_a"), twin);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_group_writable_plugin_is_refused_and_the_others_load) {
+  TwoPlugins p;
+  fs::permissions(p.twin, fs::perms::group_write, fs::perm_options::add);
+  helix::PluginRegistry registry;
+  registry.load_directory(p.dir);
+  BOOST_TEST_REQUIRE(registry.loaded().size() == 1u);
+  BOOST_TEST(registry.loaded()[0].name == "good");
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  const std::string& reason = registry.refused()[0].reason;
+  BOOST_TEST(registry.refused()[0].path == p.twin);
+  BOOST_TEST(contains(reason, "plugin file " + p.twin.string() + " is writable by its group"));
+  BOOST_TEST(contains(reason, "(mode 0775)"));
+  BOOST_TEST(contains(reason, "chmod go-w " + p.twin.string()));
+  fs::permissions(p.twin, fs::perms::group_write, fs::perm_options::remove);  // the remedy
+  helix::PluginRegistry fixed;
+  fixed.load_directory(p.dir);
+  BOOST_TEST(fixed.loaded().size() == 2u);
+  BOOST_TEST(fixed.refused().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_world_writable_plugin_directory_is_refused_whole) {
+  TwoPlugins p;
+  fs::permissions(p.dir, fs::perms::others_write, fs::perm_options::add);
+  helix::PluginRegistry registry;
+  registry.load_directory(p.dir);
+  registry.load_directory(kRoot / "good");  // other directories still load
+  BOOST_TEST_REQUIRE(registry.loaded().size() == 1u);
+  BOOST_TEST(registry.loaded()[0].path == plugin_file("good", "good"));
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(registry.refused()[0].path == p.dir);
+  BOOST_TEST(contains(registry.refused()[0].reason,
+                      "plugin directory " + p.dir.string() + " is writable by all users"));
+  BOOST_TEST(contains(registry.refused()[0].reason, "(mode 0757)"));
+  BOOST_TEST(contains(registry.refused()[0].reason, "chmod go-w " + p.dir.string()));
+}
+
+BOOST_AUTO_TEST_CASE(a_plugin_owned_by_another_user_is_refused) {
+  if (::geteuid() != 0) {
+    BOOST_TEST_MESSAGE("skipped: only root can give a file to another user");
+    return;
+  }
+  TwoPlugins p;
+  BOOST_REQUIRE(::chown(p.twin.c_str(), 65534, 65534) == 0);  // nobody
+  helix::PluginRegistry registry;
+  registry.load_directory(p.dir);
+  BOOST_TEST(registry.loaded().size() == 1u);
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(contains(registry.refused()[0].reason, "belongs to uid 65534"));
+  BOOST_TEST(contains(registry.refused()[0].reason, "chown"));
+}
+
+BOOST_AUTO_TEST_CASE(a_link_to_a_plugin_in_an_unsafe_directory_is_refused) {
+  TwoPlugins p;
+  const fs::path shared = p.temp / "shared";
+  fs::create_directory(shared);
+  fs::permissions(shared, fs::perms::all);  // 0777, like a scratch directory
+  fs::rename(p.twin, shared / "libhelix_twin_a.so");
+  fs::create_symlink(shared / "libhelix_twin_a.so", p.twin);
+  helix::PluginRegistry registry;
+  registry.load_directory(p.dir);
+  BOOST_TEST(registry.loaded().size() == 1u);
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(registry.refused()[0].path == p.twin);
+  BOOST_TEST(contains(registry.refused()[0].reason,
+                      "directory of the plugin file " + shared.string() + " is writable"));
+}
+
+// The real binary with a relative --plugins and an LD_LIBRARY_PATH holding an impostor of the
+// same file name: the plugin loads from the canonical absolute path of the given directory.
+BOOST_AUTO_TEST_CASE(plugins_load_by_canonical_path_whatever_the_search_path) {
+  TwoPlugins p;
+  fs::remove(p.twin);
+  const fs::path impostor = p.temp / "impostor";
+  fs::create_directory(impostor);
+  fs::copy_file(plugin_file("duplicate", "twin_a"), impostor / "libhelix_good.so");
+  const std::string cmd = fmt::format(
+      "cd {} && LD_LIBRARY_PATH={} XDG_CONFIG_HOME={} {} --plugins ./plugins/../plugins plugins",
+      p.temp.path().string(), impostor.string(), p.temp.path().string(), HELIX_TEST_HOST_BINARY);
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(pipe);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  BOOST_TEST(::pclose(pipe) == 0);
+  BOOST_TEST(contains(out, "good "));
+  BOOST_TEST(contains(out, p.good.string()));
+  BOOST_TEST(!contains(out, "twin"));
 }

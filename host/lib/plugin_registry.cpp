@@ -5,8 +5,12 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
 #include <regex>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace helix {
 namespace dll = boost::dll;
@@ -57,22 +61,58 @@ std::string digester_table_problem(const helix_digester_vtable* vt) {
   return {};
 }
 
+// Why someone other than its owner (the user running helix-host, or root) could replace the
+// code in `path`, or "" when nobody else can.
+std::string changeable_by_others(const std::filesystem::path& path, const char* what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return fmt::format("cannot check the {} {}: {}", what, path.string(), std::strerror(errno));
+  const auto mode = static_cast<unsigned>(st.st_mode & 07777);
+  if (st.st_uid != 0 && st.st_uid != ::geteuid())
+    return fmt::format("the {} {} belongs to uid {}, neither this user (uid {}) nor root, so "
+                       "another user could change the code helix-host runs; have it owned by "
+                       "you or root (chown)",
+                       what, path.string(), st.st_uid, ::geteuid());
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return fmt::format("the {} {} is writable by {} (mode {:04o}), so another user could change "
+                       "the code helix-host runs; fix it with: chmod go-w {}",
+                       what, path.string(), st.st_mode & S_IWOTH ? "all users" : "its group",
+                       mode, path.string());
+  return {};
+}
+
 }  // namespace
 
-void PluginRegistry::load_directory(const std::filesystem::path& dir) {
+void PluginRegistry::load_directory(const std::filesystem::path& configured) {
+  // Everything below works on canonical absolute paths: neither the working directory, nor a
+  // symbolic link, nor the loader's search path (LD_LIBRARY_PATH) decides which file loads.
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    refuse(dir, "plugin directory does not exist or is not a directory; pass an existing "
-                "directory with --plugins or set [plugins] dirs in the configuration");
+  const std::filesystem::path dir = std::filesystem::canonical(configured, ec);
+  if (ec || !std::filesystem::is_directory(dir, ec)) {
+    refuse(configured, "plugin directory does not exist or is not a directory; pass an existing "
+                       "directory with --plugins or set [plugins] dirs in the configuration");
     return;
   }
+  if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
+    return refuse(dir, problem);
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.is_regular_file() && is_plugin_file_name(entry.path().filename().string()))
       files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& file : files) load_file(file);
+  for (const auto& file : files) {
+    const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
+    std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
+                             : changeable_by_others(real, "plugin file");
+    if (problem.empty() && real.parent_path() != dir)
+      problem = changeable_by_others(real.parent_path(), "directory of the plugin file");
+    if (!problem.empty()) {
+      refuse(file, problem);
+      continue;
+    }
+    load_file(real);
+  }
 }
 
 void PluginRegistry::refuse(const std::filesystem::path& file, std::string reason) {

@@ -31,7 +31,8 @@ class PluginRegistry {
   PluginRegistry& operator=(const PluginRegistry&) = delete;
 
   // Loads every libhelix_*.so directly inside `dir`, in name order. Bad plugins are refused
-  // (see refused()) and the others still load. A missing directory is itself a refusal.
+  // (see refused()) and the others still load. A missing directory is itself a refusal, and so
+  // is a directory or plugin file that users other than its owner (you or root) could change.
   void load_directory(const std::filesystem::path& dir);
 
   const std::vector<PluginInfo>& loaded() const { return loaded_; }
