@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include "cli_support.hpp"
+#include "cmd_digest.hpp"
 #include "session_json.hpp"
 #include "store.hpp"
 #include "sweep.hpp"
@@ -26,6 +27,9 @@ commands:
   status                store counts and sizes   [--json]
   plugins               loaded and refused plugins
   config                the effective configuration
+  digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
+  env <uid>             the HELIX_* export lines of a digested session
+  usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
 
 )";
 
@@ -94,6 +98,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     }
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
+  digest_after_sweep(store, registry, config, vm.count("quiet") > 0);
   return kExitOk;
 }
 
@@ -228,6 +233,9 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "status") return cmd_status(g, args);
   if (command == "plugins") return cmd_plugins(g, args);
   if (command == "config") return cmd_config(g, args);
+  if (command == "digest") return cmd_digest(g, args);
+  if (command == "env") return cmd_env(g, args);
+  if (command == "usage") return cmd_usage(g, args);
   throw UsageError(fmt::format("unknown command '{}'", command));
 }
 

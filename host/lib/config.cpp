@@ -84,7 +84,7 @@ boost::json::value to_json(const toml::node& node) {
 
 void apply(Config& c, const toml::table& root) {
   reject_unknown(c, root, "", {"store", "plugins", "sources", "domains", "adapters",
-                               "session_memory", "sweep"});
+                               "session_memory", "sweep", "digest", "digesters"});
   if (auto* store = root["store"].as_table()) {
     reject_unknown(c, *store, "store", {"dir"});
     if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
@@ -114,6 +114,17 @@ void apply(Config& c, const toml::table& root) {
   if (auto* adapters = root["adapters"].as_table())
     for (const auto& [name, node] : *adapters)
       c.adapter_settings[std::string(name.str())] = boost::json::serialize(to_json(node));
+  if (auto* digest = root["digest"].as_table()) {
+    reject_unknown(c, *digest, "digest", {"digesters"});
+    if (auto* names = digest->get("digesters")) {
+      c.digesters = strings(c, *names, "digest.digesters");
+      for (const auto& n : c.digesters)
+        if (n.empty()) bad(c, *names, "'digest.digesters' holds an empty plugin name");
+    }
+  }
+  if (auto* digesters = root["digesters"].as_table())
+    for (const auto& [name, node] : *digesters)
+      c.digester_settings[std::string(name.str())] = boost::json::serialize(to_json(node));
   if (auto* memory = root["session_memory"].as_table()) {
     reject_unknown(c, *memory, "session_memory", {"retention"});
     if (auto* r = (*memory)["retention"].as_table()) {
@@ -230,6 +241,9 @@ std::string to_toml(const Config& c) {
   toml::table domains;
   for (const auto& [repo, domain] : c.repo_domains) domains.insert(repo, domain);
   root.insert("domains", domains);
+  toml::array digesters;
+  for (const auto& d : c.digesters) digesters.push_back(d);
+  root.insert("digest", toml::table{{"digesters", digesters}});
   const auto& r = c.retention;
   root.insert("session_memory",
               toml::table{{"retention", toml::table{{"raw_soft_cap_bytes", r.raw_soft_cap_bytes},
@@ -246,6 +260,8 @@ std::string to_toml(const Config& c) {
       << root << "\n";
   for (const auto& [name, json] : c.adapter_settings)
     out << "\n# [adapters." << name << "] as passed to the plugin: " << json << "\n";
+  for (const auto& [name, json] : c.digester_settings)
+    out << "\n# [digesters." << name << "] as passed to the plugin: " << json << "\n";
   return out.str();
 }
 

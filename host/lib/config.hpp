@@ -25,6 +25,10 @@ struct Config {
   std::map<std::string, std::vector<std::string>> source_roots;  // [sources.<flavor>] roots
   std::map<std::string, std::string> repo_domains;             // [domains] repo = "domain"
   std::map<std::string, std::string> adapter_settings;         // [adapters.<plugin>] as JSON
+  // [digest] digesters: the digester plugins run after each sweep; the first is the primary
+  // (its digest sets the session's outcome and task_ref, and the costs of `usage`).
+  std::vector<std::string> digesters = {"session_digest"};
+  std::map<std::string, std::string> digester_settings;        // [digesters.<plugin>] as JSON
   RetentionConfig retention;
   int64_t chunk_bytes = int64_t{4} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes

@@ -142,6 +142,35 @@ CREATE TABLE warnings (
 );
 )sql";
 
+// Version 2. Tier 2 (durable; retention never deletes it): one digest per (session, digester),
+// and the session's token usage per UTC day and model, so that usage reports stay right after
+// the session's Tier 1 rows are evicted.
+constexpr const char* kSchemaV2Digests = R"sql(
+CREATE TABLE digests (
+  session_uid      TEXT    NOT NULL,
+  digester         TEXT    NOT NULL,   -- the plugin's name
+  digester_version TEXT    NOT NULL,   -- its version; a new major re-digests every session
+  digested_at_ms   INTEGER NOT NULL,   -- newer events than this make the digest stale
+  json             TEXT    NOT NULL,   -- the digest object, as the plugin returned it
+  PRIMARY KEY (session_uid, digester)
+);
+
+CREATE TABLE usage_days (
+  session_uid           TEXT    NOT NULL,
+  day                   TEXT    NOT NULL,  -- YYYY-MM-DD (UTC) of each model call
+  model                 TEXT    NOT NULL,  -- '' when the records name none
+  calls                 INTEGER NOT NULL,
+  input_tokens          INTEGER NOT NULL,
+  output_tokens         INTEGER NOT NULL,
+  cache_read_tokens     INTEGER NOT NULL,
+  cache_creation_tokens INTEGER NOT NULL,
+  reasoning_tokens      INTEGER NOT NULL,
+  cost_usd              REAL,              -- from the primary digest; NULL when it has none
+  PRIMARY KEY (session_uid, day, model)
+);
+CREATE INDEX usage_days_day ON usage_days(day);
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -149,6 +178,7 @@ struct Migration {
 };
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
+    {2, kSchemaV2Digests},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

@@ -444,6 +444,9 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     usage.run();
     ++stats.usage_records;
   }
+  // Any new record of a session (usage-only chunks too) makes its digests stale.
+  auto ingested = db_.prepare("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& [id, s] : touched) ingested.bind(1, now).bind(2, prefix + id).run();
 
   auto warn = db_.prepare(R"sql(
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
@@ -595,7 +598,9 @@ StoreStatus Store::status() {
     SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
       SELECT name FROM sqlite_schema WHERE tbl_name IN
         ('sources', 'sessions', 'events', 'usage', 'payload_packs', 'warnings')))sql");
-  s.tier2_bytes = 0;  // no Tier 2 tables yet (digests arrive with the digester plugins)
+  s.tier2_bytes = count(R"sql(
+    SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
+      SELECT name FROM sqlite_schema WHERE tbl_name IN ('digests', 'usage_days')))sql");
   auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
   while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
   return s;

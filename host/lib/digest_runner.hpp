@@ -1,0 +1,30 @@
+// The digest step of a sweep: runs the configured digester plugins over every session whose
+// digest is missing or stale and stores the results (Tier 2).
+#pragma once
+
+#include "config.hpp"
+#include "plugin_registry.hpp"
+#include "store.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace helix {
+
+struct DigestReport {
+  int64_t sessions_digested = 0;                // sessions whose digests were (re)written
+  std::map<std::string, int64_t> by_digester;   // digests written per digester
+  std::vector<std::string> problems;            // one line each, for the administrator
+  double seconds = 0;
+};
+
+// A session is digested by a configured digester when it has no digest from it, when events
+// arrived after that digest, or when the stored digest came from another major version of the
+// plugin. Sessions already evicted from Tier 1 (or with no Tier 1 rows left) keep their digests.
+DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Config& config);
+
+// The primary digester's name: the first of [digest] digesters ("" when the list is empty).
+std::string primary_digester(const Config& config);
+
+}  // namespace helix

@@ -1,0 +1,181 @@
+#include "digest_store.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace helix {
+
+std::vector<DigestCandidate> digest_candidates(Store& store) {
+  auto& db = store.database();
+  std::vector<DigestCandidate> out;
+  std::map<std::string, std::size_t> index;
+  auto sessions = db.prepare(R"sql(
+    SELECT s.uid, COALESCE(s.ingested_at_ms, 0),
+      EXISTS (SELECT 1 FROM events e WHERE e.session_uid = s.uid AND e.shadowed = 0) OR
+      EXISTS (SELECT 1 FROM usage u WHERE u.session_uid = s.uid)
+    FROM sessions s WHERE s.evicted_at_ms IS NULL ORDER BY s.uid)sql");
+  while (sessions.step()) {
+    DigestCandidate c;
+    c.uid = sessions.text(0);
+    c.ingested_at_ms = sessions.integer(1);
+    c.has_tier1_rows = sessions.integer(2) != 0;
+    index[c.uid] = out.size();
+    out.push_back(std::move(c));
+  }
+  auto digests = db.prepare(
+      "SELECT session_uid, digester, digester_version, digested_at_ms FROM digests");
+  while (digests.step()) {
+    auto it = index.find(digests.text(0));
+    if (it == index.end()) continue;
+    DigestRow d;
+    d.session_uid = digests.text(0);
+    d.digester = digests.text(1);
+    d.version = digests.text(2);
+    d.digested_at_ms = digests.integer(3);
+    out[it->second].digests[d.digester] = std::move(d);
+  }
+  return out;
+}
+
+std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
+  auto st = store.database().prepare(R"sql(
+    SELECT key, COALESCE(model, ''), COALESCE(ts_ms, 0), source_offset, input_tokens,
+      output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, is_sidechain,
+      COALESCE(cost_usd, -1)
+    FROM usage WHERE session_uid = ? ORDER BY COALESCE(ts_ms, 0), key)sql");
+  st.bind(1, uid);
+  std::vector<StoredUsage> out;
+  while (st.step()) {
+    StoredUsage u;
+    u.key = st.text(0);
+    u.model = st.text(1);
+    u.ts_ms = st.integer(2);
+    u.source_offset = st.integer(3);
+    u.input_tokens = st.integer(4);
+    u.output_tokens = st.integer(5);
+    u.cache_read_tokens = st.integer(6);
+    u.cache_creation_tokens = st.integer(7);
+    u.reasoning_tokens = st.integer(8);
+    u.is_sidechain = st.integer(9) != 0;
+    u.cost_usd = st.real(10);
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
+                                     const std::string& digester) {
+  auto st = store.database().prepare(
+      "SELECT digester_version, digested_at_ms, json FROM digests WHERE session_uid = ? AND "
+      "digester = ?");
+  st.bind(1, uid).bind(2, digester);
+  if (!st.step()) return std::nullopt;
+  return DigestRow{uid, digester, st.text(0), st.text(2), st.integer(1)};
+}
+
+namespace {
+
+// The session fields the host keeps from the primary digest, and its per-day costs.
+void apply_primary(Store& store, const std::string& uid, const std::string& json) {
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(json, ec);
+  if (ec || !doc.is_object()) return;
+  const auto& o = doc.get_object();
+  auto text = [&](const char* key) -> std::string {
+    auto* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  auto& db = store.database();
+  auto session = db.prepare(
+      "UPDATE sessions SET outcome = COALESCE(NULLIF(?, ''), outcome), task_ref = ? WHERE uid = ?");
+  session.bind(1, text("outcome")).bind_text_or_null(2, text("task_ref")).bind(3, uid).run();
+  auto* days = o.if_contains("usage_by_day");
+  if (!days || !days->is_array()) return;
+  auto cost = db.prepare(
+      "UPDATE usage_days SET cost_usd = ? WHERE session_uid = ? AND day = ? AND model = ?");
+  for (const auto& v : days->get_array()) {
+    const auto* row = v.if_object();
+    if (!row) continue;
+    const auto* c = row->if_contains("cost_usd");
+    const auto* day = row->if_contains("day");
+    const auto* model = row->if_contains("model");
+    if (!c || !c->is_number() || !day || !day->is_string() || !model || !model->is_string())
+      continue;
+    cost.bind(1, c->to_number<double>())
+        .bind(2, uid)
+        .bind(3, std::string_view(day->get_string()))
+        .bind(4, std::string_view(model->get_string()))
+        .run();
+  }
+}
+
+}  // namespace
+
+void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   const std::optional<std::string>& primary_json, int64_t now_ms) {
+  auto& db = store.database();
+  Transaction tx(db);
+  auto put = db.prepare(R"sql(
+    INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json)
+    VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (session_uid, digester) DO UPDATE SET digester_version = excluded.digester_version,
+      digested_at_ms = excluded.digested_at_ms, json = excluded.json)sql");
+  for (const auto& d : fresh)
+    put.bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json).run();
+  // The day of a call without a time is the session's first day.
+  auto clear = db.prepare("DELETE FROM usage_days WHERE session_uid = ?");
+  clear.bind(1, uid).run();
+  auto days = db.prepare(R"sql(
+    INSERT INTO usage_days (session_uid, day, model, calls, input_tokens, output_tokens,
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+    SELECT u.session_uid,
+      COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
+               strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown'),
+      COALESCE(u.model, ''), COUNT(*), SUM(u.input_tokens), SUM(u.output_tokens),
+      SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), SUM(u.reasoning_tokens), NULL
+    FROM usage u JOIN sessions s ON s.uid = u.session_uid
+    WHERE u.session_uid = ? GROUP BY 2, 3)sql");
+  days.bind(1, uid).run();
+  auto analyzed = db.prepare("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
+  analyzed.bind(1, now_ms).bind(2, uid).run();
+  if (primary_json) apply_primary(store, uid, *primary_json);
+  tx.commit();
+}
+
+std::vector<UsageLine> usage_report(Store& store, const std::string& by,
+                                    const std::string& since_day, const std::string& flavor) {
+  static const std::map<std::string, std::string> kKeys = {
+      {"day", "d.day"},
+      {"session", "d.session_uid"},
+      {"model", "d.model"},
+      {"repo", "COALESCE(s.repo, '')"},
+      {"flavor", "s.flavor"}};
+  auto key = kKeys.find(by);
+  if (key == kKeys.end())
+    throw std::invalid_argument(fmt::format(
+        "--by must be day, session, model, repo or flavor, not '{}'", by));
+  auto st = store.database().prepare(fmt::format(R"sql(
+    SELECT {0}, SUM(d.input_tokens), SUM(d.output_tokens), SUM(d.cache_creation_tokens),
+      SUM(d.cache_read_tokens), SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
+                                                 key->second));
+  st.bind(1, since_day).bind(2, flavor);
+  std::vector<UsageLine> out;
+  while (st.step()) {
+    UsageLine l;
+    l.key = st.text(0);
+    l.input_tokens = st.integer(1);
+    l.output_tokens = st.integer(2);
+    l.cache_creation_tokens = st.integer(3);
+    l.cache_read_tokens = st.integer(4);
+    l.reasoning_tokens = st.integer(5);
+    l.calls = st.integer(6);
+    l.cost_usd = st.real(7);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace helix

@@ -1,0 +1,400 @@
+// session_digest: the default digester. It turns one stored session into the stable digest of
+// the design document §11.2 (plus cost detail, KeiSeiKit markers, decisions and task_ref); the
+// rules are documented in docs/digest.md.
+#include "decisions.hpp"
+#include "prices.hpp"
+#include "signals.hpp"
+
+#include <helix/digester.hpp>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace session_digest {
+namespace json = boost::json;
+
+constexpr int kDigestSchemaVersion = 1;
+constexpr std::size_t kSnippetBytes = 300;
+constexpr std::size_t kMaxErrorSnippets = 20;
+
+std::string iso8601(int64_t ms) {
+  if (ms <= 0) return {};
+  const std::chrono::sys_time<std::chrono::milliseconds> t{std::chrono::milliseconds(ms)};
+  const auto day = std::chrono::floor<std::chrono::days>(t);
+  const std::chrono::year_month_day ymd{day};
+  const std::chrono::hh_mm_ss hms{t - day};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
+                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()),
+                static_cast<int>(hms.subseconds().count()));
+  return buf;
+}
+
+json::value text_or_null(const std::string& s) {
+  return s.empty() ? json::value(nullptr) : json::value(s);
+}
+
+bool is_call(std::string_view kind) {
+  return kind == "tool_call" || kind == "test_run" || kind == "edit";
+}
+
+// One step of the main conversation, for the outcome rules.
+struct Step {
+  std::string kind, call_id;
+};
+
+struct ErrorGroup {
+  std::string fingerprint, sample, tool;
+  int64_t count = 0;
+};
+
+struct UsageDay {
+  int64_t calls = 0, input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
+  double cost = 0;
+};
+
+class SessionDigest final : public helix::Digester {
+ public:
+  void configure(std::string_view config_json) override {
+    auto doc = json::parse(config_json);
+    if (!doc.is_object()) throw std::invalid_argument("the configuration must be a table");
+    for (const auto& [key, value] : doc.get_object()) {
+      if (key == "prices" && value.is_object()) {
+        prices_.override_with(value.get_object());
+      } else if (key == "task_ref_branch_patterns") {
+        branch_patterns_ = patterns(value, key);
+      } else if (key == "task_ref_prompt_patterns") {
+        prompt_patterns_ = patterns(value, key);
+      } else {
+        throw std::invalid_argument(
+            "unknown setting '" + std::string(key) +
+            "' (session_digest knows prices, task_ref_branch_patterns, task_ref_prompt_patterns)");
+      }
+    }
+  }
+
+  void begin(const helix::DigestSession& s) override {
+    st_ = State{};
+    st_.uid_ = s.session_uid;
+    st_.flavor_ = s.flavor;
+    st_.repo_ = s.repo;
+    st_.domain_ = s.domain;
+    st_.model_ = s.model;
+    st_.branch_ = s.git_branch;
+    st_.started_ = s.started_at_ms;
+    st_.ended_ = s.ended_at_ms;
+  }
+
+  void event(const helix::Event& e) override {
+    const std::string kind(e.kind);
+    const bool side = (e.flags & HELIX_EVENT_SIDECHAIN) != 0;
+    ++st_.event_count_;
+    ++st_.kind_counts_[kind];
+    if (is_call(kind)) on_call(e);
+    if (kind == "error") on_error(e);
+    if (kind == "tool_result" || kind == "error")
+      for (auto c : text_classes(e.text)) ++st_.markers_[std::string(c)];
+    if (kind == "retry") ++st_.retries_;
+    if (kind == "human_intervention") ++st_.markers_["human_intervention"];
+    if (kind == "user_msg" && !side) on_prompt(e);
+    if (kind == "assistant_msg") on_answer(e, side);
+    if ((kind == "tool_result" || kind == "error") && !e.call_id.empty()) on_result(e, kind);
+    if (!side && kind != "lifecycle" && kind != "other" && kind != "thinking")
+      st_.steps_.push_back({kind, std::string(e.call_id)});
+  }
+
+  void usage(const helix::Usage& u) override {
+    const std::string day = iso8601(u.ts_ms > 0 ? u.ts_ms : st_.started_).substr(0, 10);
+    auto& d = st_.days_[{day.empty() ? "unknown" : day, std::string(u.model)}];
+    ++d.calls;
+    d.input += u.input_tokens;
+    d.output += u.output_tokens;
+    d.cache_read += u.cache_read_tokens;
+    d.cache_creation += u.cache_creation_tokens;
+    d.reasoning += u.reasoning_tokens;
+    const std::string priced_as = u.model.empty() ? st_.model_ : std::string(u.model);
+    if (auto p = prices_.find(priced_as)) {
+      d.cost += (static_cast<double>(u.input_tokens) * p->input +
+                 static_cast<double>(u.output_tokens) * p->output +
+                 static_cast<double>(u.cache_read_tokens) * p->cache_read +
+                 static_cast<double>(u.cache_creation_tokens) * p->cache_creation) /
+                1e6;
+    } else if (u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_creation_tokens >
+               0) {
+      st_.unpriced_.insert(priced_as.empty() ? "(unknown model)" : priced_as);
+    }
+  }
+
+  std::string end() override {
+    json::object o;
+    o["session_uid"] = st_.uid_;
+    o["flavor"] = st_.flavor_;
+    o["repo"] = text_or_null(st_.repo_);
+    o["domain"] = text_or_null(st_.domain_);
+    o["model"] = text_or_null(st_.model_);
+    o["started_at"] = text_or_null(iso8601(st_.started_));
+    o["ended_at"] = text_or_null(iso8601(st_.ended_));
+    o["outcome"] = outcome();
+    o["cost"] = cost();
+    json::object tools;
+    for (const auto& [tool, n] : st_.tools_) tools[tool] = n;
+    o["tool_histogram"] = std::move(tools);
+    o["event_count"] = st_.event_count_;
+    json::object kinds;
+    for (const auto& [kind, n] : st_.kind_counts_) kinds[kind] = n;
+    o["kind_counts"] = std::move(kinds);
+    json::object markers;
+    for (const auto& [name, n] : st_.markers_) markers[name] = n;
+    o["markers"] = std::move(markers);
+    o["first_prompt"] = text_or_null(st_.first_prompt_);
+    o["last_assistant"] = text_or_null(st_.last_assistant_.empty() ? st_.last_side_assistant_
+                                                               : st_.last_assistant_);
+    json::array errors;
+    for (const auto& g : st_.errors_)
+      errors.push_back(json::object{{"fingerprint", g.fingerprint},
+                                    {"sample", g.sample},
+                                    {"count", g.count},
+                                    {"tool", text_or_null(g.tool)}});
+    o["error_snippets"] = std::move(errors);
+    o["decisions"] = decisions();
+    o["task_ref"] = text_or_null(task_ref());
+    o["usage_by_day"] = usage_by_day();
+    o["schema_version"] = kDigestSchemaVersion;
+    return json::serialize(o);
+  }
+
+ private:
+  static std::vector<std::regex> patterns(const json::value& v, std::string_view key) {
+    if (!v.is_array())
+      throw std::invalid_argument(std::string(key) + " must be an array of regular expressions");
+    std::vector<std::regex> out;
+    for (const auto& p : v.get_array()) {
+      if (!p.is_string())
+        throw std::invalid_argument(std::string(key) + " must hold strings");
+      try {
+        out.emplace_back(std::string(p.get_string()), std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        throw std::invalid_argument(std::string(key) + ": '" + std::string(p.get_string()) +
+                                    "' is not a regular expression: " + e.what());
+      }
+    }
+    return out;
+  }
+
+  void on_call(const helix::Event& e) {
+    const std::string tool = e.tool.empty() ? std::string("(unnamed)") : std::string(e.tool);
+    ++st_.tools_[tool];
+    const std::string signature = tool + '\n' + std::string(e.text);
+    if (st_.failed_calls_.count(signature)) ++st_.retries_;  // the same call again after it failed
+    if (!e.call_id.empty()) {
+      st_.calls_[std::string(e.call_id)] = {std::string(e.kind), signature};
+      if (e.tool == "AskUserQuestion")
+        for (auto& d : ask_user_questions(e.text)) {
+          d.ts_ms = e.ts_ms;
+          st_.pending_questions_[std::string(e.call_id)].push_back(st_.decisions_.size());
+          st_.decisions_.push_back(std::move(d));
+        }
+    }
+  }
+
+  void on_result(const helix::Event& e, const std::string& kind) {
+    auto call = st_.calls_.find(std::string(e.call_id));
+    if (call == st_.calls_.end()) return;
+    const bool failed = kind == "error";
+    if (failed) st_.failed_calls_.insert(call->second.signature);
+    if (call->second.kind == "test_run") {
+      ++st_.markers_["test_runs"];
+      if (failed) ++st_.markers_["test_failures"];
+    }
+    st_.results_[std::string(e.call_id)] = failed;
+    auto pending = st_.pending_questions_.find(std::string(e.call_id));
+    if (pending == st_.pending_questions_.end()) return;
+    const auto answers = failed ? std::map<std::string, std::string>{} : ask_user_answers(e.text);
+    for (std::size_t i : pending->second) {
+      auto a = answers.find(st_.decisions_[i].question);
+      if (a != answers.end()) st_.decisions_[i].answer = a->second;
+    }
+    st_.pending_questions_.erase(pending);
+  }
+
+  void on_error(const helix::Event& e) {
+    const std::string tool(e.tool);
+    ++st_.markers_[tool.empty() ? "api_error" : "tool_error"];
+    std::string_view text = e.text.empty() ? e.summary : e.text;
+    const std::string fp = error_fingerprint(tool, text);
+    for (auto& g : st_.errors_)
+      if (g.fingerprint == fp) return void(++g.count);
+    if (st_.errors_.size() < kMaxErrorSnippets)
+      st_.errors_.push_back({fp, snippet(text, kSnippetBytes), tool, 1});
+  }
+
+  void on_prompt(const helix::Event& e) {
+    std::string_view text = e.text.empty() ? e.summary : e.text;
+    if (st_.first_prompt_.empty()) {
+      st_.first_prompt_ = snippet(text, kSnippetBytes);
+      st_.first_prompt_head_ = std::string(text.substr(0, 4096));
+    }
+    if (is_user_correction(text)) ++st_.markers_["user_correction"];
+    if (st_.brief_waiting_) {
+      st_.decisions_[*st_.brief_waiting_].answer = snippet(text, kSnippetBytes);
+      st_.brief_waiting_.reset();
+    }
+  }
+
+  void on_answer(const helix::Event& e, bool side) {
+    std::string_view text = e.text.empty() ? e.summary : e.text;
+    (side ? st_.last_side_assistant_ : st_.last_assistant_) = snippet(text, kSnippetBytes);
+    if (side) return;
+    if (auto brief = decision_brief(text)) {
+      brief->ts_ms = e.ts_ms;
+      st_.brief_waiting_ = st_.decisions_.size();
+      st_.decisions_.push_back(std::move(*brief));
+    }
+  }
+
+  // The outcome rules (docs/digest.md), over the main conversation (no sidechains).
+  std::string outcome() const {
+    const auto talk = [](const Step& s) {
+      return s.kind == "user_msg" || s.kind == "assistant_msg";
+    };
+    if (std::none_of(st_.steps_.begin(), st_.steps_.end(), talk)) return "unknown";
+    std::size_t turn = 0;  // the final turn: from the last prompt on
+    for (std::size_t i = 0; i < st_.steps_.size(); ++i)
+      if (st_.steps_[i].kind == "user_msg") turn = i;
+    const Step& last = st_.steps_.back();
+    if (last.kind == "user_msg" || last.kind == "human_intervention") return "abandoned";
+    if (is_call(last.kind) && !st_.results_.count(last.call_id)) return "abandoned";
+    int64_t last_error = -1, last_answer = -1, last_test = -1, last_ok = -1;
+    for (std::size_t i = turn; i < st_.steps_.size(); ++i) {
+      const auto& s = st_.steps_[i];
+      if (s.kind == "error") last_error = static_cast<int64_t>(i);
+      if (s.kind == "tool_result") last_ok = static_cast<int64_t>(i);
+      if (s.kind == "assistant_msg" || s.kind == "completion") last_answer = static_cast<int64_t>(i);
+      if (s.kind == "test_run" && st_.results_.count(s.call_id)) last_test = static_cast<int64_t>(i);
+    }
+    if (last_error > std::max(last_answer, last_ok)) return "fail";  // nothing worked after it
+    if (last_test >= 0 && st_.results_.at(st_.steps_[static_cast<std::size_t>(last_test)].call_id))
+      return "fail";
+    return last_answer >= 0 ? "success" : "unknown";
+  }
+
+  json::object cost() const {
+    UsageDay t;
+    for (const auto& [key, d] : st_.days_) {
+      t.input += d.input;
+      t.output += d.output;
+      t.cache_read += d.cache_read;
+      t.cache_creation += d.cache_creation;
+      t.reasoning += d.reasoning;
+      t.cost += d.cost;
+    }
+    int64_t turns = 0;
+    for (const auto& s : st_.steps_) turns += s.kind == "user_msg";
+    json::array unpriced;
+    for (const auto& m : st_.unpriced_) unpriced.push_back(json::value(m));
+    return json::object{
+        {"input_tokens", t.input},
+        {"output_tokens", t.output},
+        {"cache_tokens", t.cache_read + t.cache_creation},
+        {"wall_clock_s", st_.started_ > 0 && st_.ended_ >= st_.started_ ? (st_.ended_ - st_.started_) / 1000 : 0},
+        {"turns", turns},
+        {"retries", st_.retries_},
+        {"cache_read_tokens", t.cache_read},
+        {"cache_creation_tokens", t.cache_creation},
+        {"reasoning_tokens", t.reasoning},
+        {"cost_usd", t.cost},
+        {"prices_as_of", prices_.as_of()},
+        {"unpriced_models", std::move(unpriced)}};
+  }
+
+  json::array decisions() const {
+    json::array out;
+    for (const auto& d : st_.decisions_) {
+      json::array options;
+      for (const auto& opt : d.options) options.push_back(json::value(opt));
+      out.push_back(json::object{
+          {"source", d.source},
+          {"id", text_or_null(d.id)},
+          {"question", d.question},
+          {"options", std::move(options)},
+          {"recommendation", text_or_null(d.recommendation)},
+          {"answer", d.answer ? json::value(*d.answer) : json::value(nullptr)},
+          {"at", text_or_null(iso8601(d.ts_ms))}});
+    }
+    return out;
+  }
+
+  // The first match of the branch patterns over the branch, then of the prompt patterns over
+  // the first prompt: its first capture group when the pattern has one, else the whole match.
+  std::string task_ref() const {
+    auto first_match = [](const std::vector<std::regex>& list, const std::string& text) {
+      std::smatch m;
+      for (const auto& re : list)
+        if (!text.empty() && std::regex_search(text, m, re))
+          return m.size() > 1 && m[1].matched ? m[1].str() : m[0].str();
+      return std::string();
+    };
+    std::string ref = first_match(branch_patterns_, st_.branch_);
+    return ref.empty() ? first_match(prompt_patterns_, st_.first_prompt_head_) : ref;
+  }
+
+  json::array usage_by_day() const {
+    json::array out;
+    for (const auto& [key, d] : st_.days_)
+      out.push_back(json::object{{"day", key.first},
+                                 {"model", key.second},
+                                 {"calls", d.calls},
+                                 {"input_tokens", d.input},
+                                 {"output_tokens", d.output},
+                                 {"cache_read_tokens", d.cache_read},
+                                 {"cache_creation_tokens", d.cache_creation},
+                                 {"reasoning_tokens", d.reasoning},
+                                 {"cost_usd", d.cost}});
+    return out;
+  }
+
+  struct Call {
+    std::string kind, signature;
+  };
+
+  // Configuration (kept across sessions).
+  PriceTable prices_;
+  std::vector<std::regex> branch_patterns_{
+      std::regex("[A-Z][A-Z0-9]+-WP-[0-9]+(?:-T[0-9]+)?"),
+      std::regex("(?:^|[/_-])([A-Z][A-Z0-9]{1,9}-[0-9]{1,6})(?![0-9])")};
+  std::vector<std::regex> prompt_patterns_{std::regex("[A-Z][A-Z0-9]+-WP-[0-9]+(?:-T[0-9]+)?")};
+
+  // Per session: reset by begin().
+  struct State {
+    std::string uid_, flavor_, repo_, domain_, model_, branch_;
+    int64_t started_ = 0, ended_ = 0, event_count_ = 0, retries_ = 0;
+    std::map<std::string, int64_t> kind_counts_, tools_, markers_;
+    std::string first_prompt_, first_prompt_head_, last_assistant_, last_side_assistant_;
+    std::vector<ErrorGroup> errors_;
+    std::vector<Step> steps_;
+    std::map<std::string, Call> calls_;     // call id -> the call
+    std::map<std::string, bool> results_;   // call id -> its result was an error
+    std::set<std::string> failed_calls_;    // tool + input of calls that failed
+    std::vector<Decision> decisions_;
+    std::map<std::string, std::vector<std::size_t>> pending_questions_;  // call id -> decisions
+    std::optional<std::size_t> brief_waiting_;  // a brief whose answer is the next prompt
+    std::map<std::pair<std::string, std::string>, UsageDay> days_;  // (day, model)
+    std::set<std::string> unpriced_;
+  } st_;
+};
+
+}  // namespace session_digest
+
+HELIX_DIGESTER_PLUGIN(session_digest::SessionDigest, "session_digest", "1.0.0",
+                      "the default session digest (design document §11.2)")
