@@ -3,6 +3,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include "discovery.hpp"
+#include "source_file.hpp"
+#include "store.hpp"
+#include "sweep.hpp"
+#include "temp_dir.hpp"
+
+#include <algorithm>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 using namespace helix;
 
@@ -21,9 +29,110 @@ BOOST_AUTO_TEST_CASE(globs_match_within_and_across_segments) {
 
 BOOST_AUTO_TEST_CASE(credential_files_are_recognised) {
   for (const char* name : {".credentials.json", "auth.json", "id_rsa", "id_ed25519.pub",
-                           "server.pem", "api.key", ".netrc"})
+                           "server.pem", "api.key", ".netrc", "oauth_creds.json",
+                           "AUTH.JSON", ".env.local", ".git-credentials", "gh.token",
+                           "client_secret_123.json", "google-credentials.json"})
     BOOST_TEST(is_credential_file(name), name);
+  BOOST_TEST(is_credential_path("/home/u/.ssh/config"));
+  BOOST_TEST(is_credential_path("/home/u/.aws/credentials"));
+  BOOST_TEST(is_credential_path("/home/u/.docker/config.json"));
+  BOOST_TEST(!is_credential_path("/home/u/.claude/projects/-a/x.jsonl"));
   for (const char* name : {"rollout-2026.jsonl", "summary.json", "updates.jsonl",
                            "agent-a1.meta.json", "keys.md"})
     BOOST_TEST(!is_credential_file(name), name);
+}
+
+// A real plugin whose patterns name credential files (tests/plugins, TEST_CREDENTIAL_PATTERNS):
+// every such file is refused with the plugin's name and is never opened, watched with inotify
+// (as root, permissions would not stop an open; inotify sees every one).
+namespace {
+
+struct CredentialHome {
+  helix::test::TempDir temp;
+  std::filesystem::path root = temp / "home";
+  std::vector<std::filesystem::path> secrets = {root / "auth.json", root / ".credentials.json",
+                                                root / "keys/server.pem",
+                                                root / "cache/gh.token",
+                                                root / ".ssh/id_ed25519"};
+  CredentialHome() {
+    helix::test::write_file(root / "a.test", "user_msg hello\n");
+    for (const auto& f : secrets) helix::test::write_file(f, "{\"token\":\"do not read\"}\n");
+  }
+  helix::Config config() const {
+    helix::Config c;
+    c.source_roots["test"] = {root.string()};
+    return c;
+  }
+};
+
+// Counts IN_OPEN events on the watched files until destroyed or read.
+class OpenWatch {
+ public:
+  explicit OpenWatch(const std::vector<std::filesystem::path>& files)
+      : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    for (const auto& f : files) ::inotify_add_watch(fd_, f.c_str(), IN_OPEN | IN_ACCESS);
+  }
+  ~OpenWatch() { ::close(fd_); }
+  int opens() const {
+    char buf[4096];
+    int n = 0;
+    for (ssize_t got; (got = ::read(fd_, buf, sizeof buf)) > 0;)
+      for (char* p = buf; p < buf + got;
+           p += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(p)->len)
+        ++n;
+    return n;
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_plugin_asking_for_credential_files_is_refused_and_they_are_never_opened) {
+  CredentialHome home;
+  helix::PluginRegistry registry;
+  registry.load_directory(std::filesystem::path(HELIX_TEST_PLUGINS_ROOT) / "credentials");
+  BOOST_TEST_REQUIRE(registry.adapters().size() == 1u);
+  const helix::Config config = home.config();
+  OpenWatch watch(home.secrets);
+  BOOST_TEST(watch.opens() == 0);  // the watch works: nothing yet
+
+  const Discovery found = discover(registry.adapters(), config);
+  BOOST_TEST_REQUIRE(found.sources.size() == 1u);
+  BOOST_TEST(found.sources[0].path == (home.root / "a.test").string());
+  std::vector<std::string> refused;
+  for (const auto& r : found.refused_credentials) {
+    refused.push_back(r.path);
+    BOOST_TEST(r.plugin == "credential_reader");
+  }
+  std::vector<std::string> expected;
+  for (const auto& f : home.secrets) expected.push_back(f.string());
+  std::sort(expected.begin(), expected.end());
+  BOOST_TEST(refused == expected, boost::test_tools::per_element());
+
+  // A whole sweep, then the path a hook takes (run_paths), which asks for the files directly.
+  helix::Store store(home.temp / "store/helix.db");
+  helix::Sweep sweep(store, registry, config);
+  const helix::SweepReport report = sweep.run();
+  BOOST_TEST(report.events_added == 1);
+  int named = 0;
+  for (const auto& line : report.problems)
+    if (line.find("plugin 'credential_reader' asked for this file, which holds credentials; "
+                  "refused, never opened") != std::string::npos)
+      ++named;
+  BOOST_TEST(named == static_cast<int>(home.secrets.size()));
+  std::vector<std::string> direct;
+  for (const auto& f : home.secrets) direct.push_back(f.string());
+  const helix::SweepReport hooked = sweep.run_paths(direct);
+  BOOST_TEST(hooked.sources_failed == static_cast<int64_t>(home.secrets.size()));
+  BOOST_TEST(hooked.events_added == 0);
+  for (const auto& f : home.secrets)
+    BOOST_CHECK_THROW(helix::SourceFile{f}, std::runtime_error);
+  BOOST_TEST(watch.opens() == 0);
+  BOOST_TEST(!store.find_source((home.root / "auth.json").string()).has_value());
+
+  // The control: opening one of them for real is seen by the watch.
+  helix::test::read_file(home.secrets[0]);
+  BOOST_TEST(watch.opens() > 0);
 }

@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace helix {
 namespace {
@@ -84,16 +85,6 @@ bool glob_match(std::string_view pattern, std::string_view relative_path) {
   return glob_match_segments(split(pattern, '/'), 0, split(relative_path, '/'), 0);
 }
 
-bool is_credential_file(const std::string& name) {
-  static const char* const kPatterns[] = {
-      ".credentials.json", "credentials.json", "credentials", "auth.json", ".netrc", ".env",
-      "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_ecdsa*", "id_ed25519*", "*.token",
-      "token.json", "oauth*.json"};
-  for (const char* p : kPatterns)
-    if (fnmatch(p, name.c_str(), 0) == 0) return true;
-  return false;
-}
-
 std::vector<std::string> adapter_roots(const helix_adapter_vtable& adapter, const Config& config) {
   if (adapter.root_env) {
     const char* env = std::getenv(adapter.root_env);
@@ -124,8 +115,8 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
         std::vector<std::string> files;
         walk(canonical, split(p->glob, '/'), 0, 0, files);
         for (auto& file : files) {
-          if (is_credential_file(std::filesystem::path(file).filename().string())) {
-            result.refused_credentials.push_back(file);
+          if (is_credential_path(file)) {  // refused by name: the file is never opened
+            result.refused_credentials.push_back({file, plugin->name});
             continue;
           }
           auto& entry = found[file];
@@ -145,9 +136,12 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
     if (path.ends_with(".zst") && found.count(path.substr(0, path.size() - 4))) continue;
     result.sources.push_back(std::move(source));
   }
-  std::sort(result.refused_credentials.begin(), result.refused_credentials.end());
+  auto key = [](const RefusedCredential& r) { return std::tie(r.path, r.plugin); };
+  std::sort(result.refused_credentials.begin(), result.refused_credentials.end(),
+            [&](const auto& a, const auto& b) { return key(a) < key(b); });
   result.refused_credentials.erase(
-      std::unique(result.refused_credentials.begin(), result.refused_credentials.end()),
+      std::unique(result.refused_credentials.begin(), result.refused_credentials.end(),
+                  [&](const auto& a, const auto& b) { return key(a) == key(b); }),
       result.refused_credentials.end());
   return result;
 }

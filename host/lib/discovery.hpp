@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config.hpp"
+#include "credential_files.hpp"
 #include "plugin_registry.hpp"
 
 #include <string>
@@ -16,9 +17,14 @@ struct DiscoveredSource {
   std::vector<std::string> found_by;  // names of the adapters whose patterns matched
 };
 
+// A credential file an adapter's patterns matched; it is refused by name and never opened.
+struct RefusedCredential {
+  std::string path, plugin;
+};
+
 struct Discovery {
   std::vector<DiscoveredSource> sources;  // sorted by path
-  std::vector<std::string> refused_credentials;  // matched a pattern but never opened
+  std::vector<RefusedCredential> refused_credentials;  // sorted by path, then plugin
 };
 
 // The roots an adapter's sources live under: its environment variable (a comma list) when
@@ -26,9 +32,6 @@ struct Discovery {
 std::vector<std::string> adapter_roots(const helix_adapter_vtable& adapter, const Config& config);
 
 Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config& config);
-
-// True for file names that hold credentials (auth.json, .credentials.json, keys...).
-bool is_credential_file(const std::string& file_name);
 
 // Glob match of a relative path: '*' and '?' within a segment, "**" across segments.
 bool glob_match(std::string_view pattern, std::string_view relative_path);

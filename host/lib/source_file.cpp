@@ -1,5 +1,7 @@
 #include "source_file.hpp"
 
+#include "credential_files.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -43,6 +45,10 @@ bool has_zstd_magic(int fd) {
 uint64_t hash_bytes(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 SourceFile::SourceFile(const std::filesystem::path& path) : path_(path) {
+  if (is_credential_path(path))  // whoever asks (discovery, a hook, a test): never opened
+    throw std::runtime_error(fmt::format(
+        "{} holds credentials (by its name or directory); helix-host never opens such files",
+        path.string()));
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0)
     throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));

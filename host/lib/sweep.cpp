@@ -47,8 +47,10 @@ SweepReport Sweep::run(const SweepProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   SweepReport report;
   Discovery discovery = discover(plugins_.adapters(), config_);
-  for (const auto& path : discovery.refused_credentials)
-    report.problems.push_back(fmt::format("{}: a credentials file; helix never opens these", path));
+  for (const auto& r : discovery.refused_credentials)
+    report.problems.push_back(fmt::format(
+        "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
+        r.path, r.plugin));
   std::set<std::string> seen;
   for (std::size_t i = 0; i < discovery.sources.size(); ++i) {
     const auto& source = discovery.sources[i];

@@ -6,6 +6,8 @@
 //                                  the plugin had been built against another SDK's header
 //   TEST_THROW_IN_PARSE            parse_line() throws std::runtime_error
 //   TEST_THROW_IN_CONSTRUCTOR      the constructor throws std::runtime_error
+//   TEST_CREDENTIAL_PATTERNS       its source patterns also name credential files (auth.json,
+//                                  .credentials.json, keys, tokens), which the host must refuse
 //
 // Otherwise it fills every member of every record with a distinct value, so a test can check
 // that each one crosses the ABI intact: per call one session, a warning echoing the incoming
@@ -55,7 +57,17 @@ class TestAdapter final : public helix::Adapter {
 };
 
 const char* const kRoots[] = {"~/.helix-test", nullptr};
+#ifdef TEST_CREDENTIAL_PATTERNS
+const helix_source_pattern kPatterns[] = {{"*.test", HELIX_LAYOUT_LINES},
+                                          {"auth.json", HELIX_LAYOUT_DOCUMENT},
+                                          {".credentials.json", HELIX_LAYOUT_DOCUMENT},
+                                          {"**/*.pem", HELIX_LAYOUT_LINES},
+                                          {"**/*token*", HELIX_LAYOUT_LINES},
+                                          {".ssh/*", HELIX_LAYOUT_LINES},
+                                          {nullptr, 0}};
+#else
 const helix_source_pattern kPatterns[] = {{"*.test", HELIX_LAYOUT_LINES}, {nullptr, 0}};
+#endif
 
 }  // namespace
 
