@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include "cli_support.hpp"
+#include "cmd_recall.hpp"
 #include "cmd_digest.hpp"
 #include "session_json.hpp"
 #include "store.hpp"
@@ -27,6 +28,9 @@ commands:
   status                store counts and sizes   [--json]
   plugins               loaded and refused plugins
   config                the effective configuration
+  search <query>        full-text search   [--json --flavor F --repo R --since DATE --kind K --limit N]
+  export <uid>          a session as markdown, JSON or JSONL   [--format md|json|jsonl --out FILE]
+  resume <uid>          the agent's own command that resumes a session   [--json]
   digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
@@ -233,6 +237,9 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "status") return cmd_status(g, args);
   if (command == "plugins") return cmd_plugins(g, args);
   if (command == "config") return cmd_config(g, args);
+  if (command == "search") return cmd_search(g, args);
+  if (command == "export") return cmd_export(g, args);
+  if (command == "resume") return cmd_resume(g, args);
   if (command == "digest") return cmd_digest(g, args);
   if (command == "env") return cmd_env(g, args);
   if (command == "usage") return cmd_usage(g, args);

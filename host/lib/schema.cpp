@@ -171,6 +171,51 @@ CREATE TABLE usage_days (
 CREATE INDEX usage_days_day ON usage_days(day);
 )sql";
 
+// Version 3. Full-text search (FTS5). Each index keeps its own uncompressed copy of the text it
+// holds, so that snippets come from SQLite (see docs/schema.md for the cost). Tier 1:
+// search_events, rowid = events.id, filled by the host as events are stored and emptied by
+// trigger whenever an event row is deleted (new generation, eviction). Tier 2: search_digests,
+// rowid = digests.rowid, kept in step with digests by triggers. sessions.prompt_title is the
+// title derived from the first prompt, for sessions whose agent gives none.
+constexpr const char* kSchemaV3Search = R"sql(
+CREATE VIRTUAL TABLE search_events USING fts5(
+  tool, body, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER search_events_forget AFTER DELETE ON events BEGIN
+  DELETE FROM search_events WHERE rowid = old.id;
+END;
+-- Events stored before version 3: indexed by the host on its next writable open.
+CREATE TABLE search_backlog (event_id INTEGER PRIMARY KEY);
+INSERT INTO search_backlog SELECT id FROM events;
+ALTER TABLE sessions ADD COLUMN prompt_title TEXT;
+
+CREATE VIRTUAL TABLE search_digests USING fts5(
+  session_uid UNINDEXED, title, first_prompt, last_answer, errors,
+  tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIEW search_digest_rows AS
+  SELECT d.rowid AS digest_rowid, d.session_uid,
+    (SELECT COALESCE(s.title, s.prompt_title) FROM sessions s WHERE s.uid = d.session_uid)
+      AS title,
+    json_extract(d.json, '$.first_prompt') AS first_prompt,
+    json_extract(d.json, '$.last_assistant') AS last_answer,
+    (SELECT group_concat(json_extract(e.value, '$.sample'), char(10))
+       FROM json_each(d.json, '$.error_snippets') e WHERE e.type = 'object') AS errors
+  FROM digests d WHERE json_valid(d.json);
+CREATE TRIGGER search_digests_add AFTER INSERT ON digests BEGIN
+  INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+    SELECT * FROM search_digest_rows WHERE digest_rowid = new.rowid;
+END;
+CREATE TRIGGER search_digests_change AFTER UPDATE ON digests BEGIN
+  DELETE FROM search_digests WHERE rowid = old.rowid;
+  INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+    SELECT * FROM search_digest_rows WHERE digest_rowid = new.rowid;
+END;
+CREATE TRIGGER search_digests_forget AFTER DELETE ON digests BEGIN
+  DELETE FROM search_digests WHERE rowid = old.rowid;
+END;
+INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+  SELECT * FROM search_digest_rows;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -179,6 +224,7 @@ struct Migration {
 constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2Digests},
+    {3, kSchemaV3Search},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

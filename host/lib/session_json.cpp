@@ -58,6 +58,9 @@ boost::json::object session_json(const SessionRow& s) {
           {"native_session_id", s.native_id},
           {"parent_session_uid", text_or_null(s.parent_uid)},
           {"title", text_or_null(s.title)},
+          {"title_source", s.title.empty()     ? boost::json::value(nullptr)
+                           : s.title_derived ? boost::json::value("first_prompt")
+                                             : boost::json::value("agent")},
           {"repo", text_or_null(s.repo)},
           {"domain", text_or_null(s.domain)},
           {"cwd", text_or_null(s.cwd)},

@@ -1,6 +1,7 @@
 #include "store.hpp"
 
 #include "schema.hpp"
+#include "search_index.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -117,7 +118,10 @@ Store::Store(const std::filesystem::path& db_file, bool read_only)
         }
         return db_file;
       }(), read_only) {
-  if (!read_only) migrate(db_);
+  if (!read_only) {
+    migrate(db_);
+    index_search_backlog(db_);  // events stored before the store had a search index
+  }
 }
 
 std::optional<SourceCursor> Store::find_source(const std::string& path) {
@@ -343,6 +347,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
       at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
   std::map<std::string, int64_t> seqs;
+  SearchIndexWriter search(db_);
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
     const auto& e = batch.events[i];
     const std::string uid = prefix + e.session_id;
@@ -400,6 +405,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
           .run();
       continue;
     }
+    search.add(db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]);
     if (shadow[i]) continue;
     ++seq_it->second;
     ++stats.events_added;
@@ -483,7 +489,7 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
          AND e.shadowed = 0),
       (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
          (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
-      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost
+      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title
     FROM sessions s
     LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
                  SUM(cache_read_tokens) AS cache_read,
@@ -511,6 +517,10 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
                        &r.usage.cache_creation_tokens, &r.usage.reasoning_tokens};
     for (int i = 0; i < 16; ++i) *ints[i] = q.integer(14 + i);
     r.usage.cost_usd = q.real(30);
+    if (r.title.empty()) {  // the agent gave none: the one derived from the first prompt
+      r.title = q.text(31);
+      r.title_derived = !r.title.empty();
+    }
     return r;
   };
   while (st.step()) out.push_back(read(st));
@@ -597,10 +607,14 @@ StoreStatus Store::status() {
   s.tier1_bytes = count(R"sql(
     SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
       SELECT name FROM sqlite_schema WHERE tbl_name IN
-        ('sources', 'sessions', 'events', 'usage', 'payload_packs', 'warnings')))sql");
+        ('sources', 'sessions', 'events', 'usage', 'payload_packs', 'warnings')
+      OR tbl_name LIKE 'search\_events%' ESCAPE '\' OR tbl_name = 'search_backlog'))sql");
   s.tier2_bytes = count(R"sql(
     SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
       SELECT name FROM sqlite_schema WHERE tbl_name IN ('digests', 'usage_days')))sql");
+  s.tier2_bytes += count(R"sql(
+    SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
+      SELECT name FROM sqlite_schema WHERE tbl_name LIKE 'search\_digests%' ESCAPE '\'))sql");
   auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
   while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
   return s;
