@@ -1,0 +1,187 @@
+// helix-host export over the real binary and real fixtures: markdown transcripts checked
+// against reviewed golden files (tests/golden/README.md), the JSON and JSONL shapes, --out, and
+// an evicted session, which exports its digest and says so.
+#define BOOST_TEST_MODULE export
+#include <boost/test/unit_test.hpp>
+#include <sstream>
+
+#include "database.hpp"
+#include "recall_home.hpp"
+#include "transcript.hpp"
+
+namespace json = boost::json;
+using helix::test::RecallHome;
+using helix::test::Run;
+using helix::test::TempDir;
+
+namespace {
+
+// The bundled fixtures as agent homes (scripts/make-sample-home), swept once for the suite.
+struct Sample {
+  TempDir dir;
+  std::string env;
+  Sample() {
+    const std::string make =
+        fmt::format("{}/../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR "/..",
+                    HELIX_TEST_FIXTURE_DIR, (dir / "home").string());
+    BOOST_REQUIRE(std::system(make.c_str()) == 0);
+    // An archived history: quiet for long, so a last line without its newline counts as
+    // finished (the sweep's final-line grace period) and the goldens do not depend on timing.
+    const std::string age = fmt::format(
+        "find {} -type f -exec touch -d '2026-01-01 00:00:00' {{}} +", (dir / "home").string());
+    BOOST_REQUIRE(std::system(age.c_str()) == 0);
+    env = fmt::format(
+        "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
+        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        dir.path().string());
+    BOOST_REQUIRE(helix("sweep").exit_code == 0);
+  }
+  Run helix(const std::string& args) const {
+    const auto err_file = dir / "stderr.txt";
+    const std::string cmd =
+        fmt::format("{}{} --plugins {} --store {} {} 2>{}", env, HELIX_TEST_HOST_BINARY,
+                    HELIX_TEST_PLUGIN_DIR, (dir / "store").string(), args, err_file.string());
+    Run r{0, "", ""};
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    char buf[65536];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+    int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = helix::test::read_file(err_file);
+    return r;
+  }
+};
+
+Sample& sample() {
+  static Sample s;
+  return s;
+}
+
+std::string golden(const std::string& uid) {
+  std::string name = uid;
+  name[name.find(':')] = '-';
+  return helix::test::read_file(std::filesystem::path(HELIX_TEST_FIXTURE_DIR) / "../golden/export" /
+                                (name + ".md"));
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(markdown_of_real_sessions_matches_the_reviewed_golden_files) {
+  for (const char* uid :
+       {"claude:cf564e14-9b07-42ad-8d9a-4faa1b79a0ed", "codex:01a2029b-bd0f-7b52-b27b-ba8d4ea361c8",
+        "codex:019b7f94-51b4-7593-922e-ba12b5b73b52", "grok:01a2029c-db54-7f63-8de6-3e496b22d736",
+        "grok:019f6000-0000-7000-8000-000000000001"}) {
+    Run r = sample().helix(std::string("export ") + uid);
+    BOOST_TEST_CONTEXT(uid) {
+      BOOST_TEST(r.exit_code == 0);
+      const auto got = lines(r.out), want = lines(golden(uid));
+      BOOST_TEST(got.size() == want.size());
+      for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i)
+        BOOST_TEST_CONTEXT("line " << i + 1) { BOOST_TEST(got[i] == want[i]); }
+      BOOST_TEST(r.out == golden(uid));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(long_outputs_are_cut_with_a_marker_and_every_turn_is_kept) {
+  // The sed output of this session is 5,680 bytes (measured with Python over the rollout).
+  Run r = sample().helix("export codex:019b7f94-51b4-7593-922e-ba12b5b73b52");
+  BOOST_TEST(r.out.find("[… 3680 more bytes truncated]") != std::string::npos);
+  BOOST_TEST(helix::truncated("abcdef", 4) == "abcd\n[… 2 more bytes truncated]");
+  BOOST_TEST(helix::truncated("ab\xC3\xA9", 3) == "ab\n[… 2 more bytes truncated]");  // é whole
+  BOOST_TEST(helix::truncated("abc", 3) == "abc");
+  // A large session: as many User turns as `show` has non-sidechain prompts.
+  const std::string uid = "claude:29ccd257-68b1-427f-ae5f-6524b7cb6f20";
+  Run md = sample().helix("export " + uid);
+  Run show = sample().helix("show " + uid + " --json");
+  const json::value doc = json::parse(show.out);
+  std::size_t prompts = 0;
+  for (const auto& e : doc.at("events").as_array())
+    if (e.at("kind").as_string() == "user_msg" && !e.at("is_sidechain").as_bool() &&
+        e.at("text").is_string())
+      ++prompts;
+  std::size_t turns = 0;
+  for (const auto& line : lines(md.out)) turns += line.rfind("**User**: ", 0) == 0;
+  BOOST_TEST(prompts > 0u);
+  BOOST_TEST(turns == prompts);
+}
+
+BOOST_AUTO_TEST_CASE(json_and_jsonl_hold_the_normalized_records) {
+  const std::string uid = "codex:01a2029b-bd0f-7b52-b27b-ba8d4ea361c8";
+  Run show = sample().helix("show " + uid + " --json");
+  const json::value shown = json::parse(show.out);
+  const auto event_count = shown.at("events").as_array().size();
+  Run r = sample().helix("export " + uid + " --format json");
+  BOOST_TEST(r.exit_code == 0);
+  const json::value doc = json::parse(r.out);
+  BOOST_TEST(doc.at("evicted").as_bool() == false);
+  BOOST_TEST(doc.at("session").at("session_uid").as_string() == uid);
+  BOOST_TEST(json::serialize(doc.at("events")) == json::serialize(shown.at("events")));
+  Run l = sample().helix("export " + uid + " --format jsonl");
+  const auto rows = lines(l.out);
+  BOOST_REQUIRE(rows.size() == event_count + 1);
+  BOOST_TEST(json::parse(rows[0]).at("record").as_string() == "session");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const json::value row = json::parse(rows[i]);
+    BOOST_TEST(row.at("record").as_string() == "event");
+    BOOST_TEST(row.at("session_uid").as_string() == uid);
+    BOOST_TEST(row.at("seq") == shown.at("events").at(i - 1).at("seq"));
+  }
+  const auto out_file = sample().dir / "export.md";
+  BOOST_TEST(sample().helix("export " + uid + " --out " + out_file.string()).exit_code == 0);
+  BOOST_TEST(helix::test::read_file(out_file) == sample().helix("export " + uid).out);
+}
+
+BOOST_AUTO_TEST_CASE(mistakes_get_the_documented_exit_codes) {
+  Run missing = sample().helix("export claude:no-such-session");
+  BOOST_TEST(missing.exit_code == 1);
+  BOOST_TEST(missing.err.find("no session claude:no-such-session") != std::string::npos);
+  Run format = sample().helix("export codex:01a2029b-bd0f-7b52-b27b-ba8d4ea361c8 --format pdf");
+  BOOST_TEST(format.exit_code == 2);
+  BOOST_TEST(format.err.find("--format must be md, json or jsonl") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_evicted_session_exports_its_digest_and_says_so) {
+  RecallHome home;  // a store of its own: the eviction below must not touch the shared one
+  BOOST_REQUIRE(home.helix("sweep").exit_code == 0);
+  const std::string uid = RecallHome::kClaude;
+  {
+    helix::Database db(home.store_db());
+    auto n = db.prepare("SELECT COUNT(*) FROM digests WHERE session_uid = ?");
+    n.bind(1, uid);
+    n.step();
+    BOOST_REQUIRE_MESSAGE(n.integer(0) > 0, "no digest written (session_digest plugin built?)");
+    // Retention's eviction as docs/schema.md specifies it.
+    db.exec(fmt::format(R"sql(
+      BEGIN;
+      DELETE FROM events WHERE session_uid = '{0}';
+      DELETE FROM payload_packs WHERE session_uid = '{0}';
+      DELETE FROM usage WHERE session_uid = '{0}';
+      UPDATE sessions SET evicted_at_ms = 1767715200000 WHERE uid = '{0}';
+      COMMIT;)sql",
+                        uid));
+  }
+  Run md = home.helix("export " + uid);
+  BOOST_TEST(md.exit_code == 0);
+  BOOST_TEST(md.out.find("# can you add a standard quokkafizz license?") == 0u);
+  BOOST_TEST(md.out.find("was evicted from the store on 2026-01-06 16:00:00 UTC") !=
+             std::string::npos);
+  BOOST_TEST(md.out.find("**User** (first prompt): can you add a standard quokkafizz license?") !=
+             std::string::npos);
+  BOOST_TEST(md.out.find("## Digest by session_digest") != std::string::npos);
+  Run j = home.helix("export " + uid + " --format json");
+  const json::value doc = json::parse(j.out);
+  BOOST_TEST(doc.at("evicted").as_bool());
+  BOOST_TEST(!doc.as_object().contains("events"));
+  BOOST_REQUIRE(!doc.at("digests").as_array().empty());
+  BOOST_TEST(doc.at("digests").at(0).at("digest").at("first_prompt").as_string() ==
+             "can you add a standard quokkafizz license?");
+}

@@ -1,0 +1,233 @@
+// Full-text search over the real binary and real fixtures: planted words in one session of each
+// flavor, phrase and prefix queries, filters, malformed queries, a rewritten source, the
+// index upgrade of an older store, and a session whose Tier 1 rows are dropped as retention
+// will drop them (its Tier 2 digest keeps it findable).
+#define BOOST_TEST_MODULE search
+#include <boost/test/unit_test.hpp>
+#include <set>
+
+#include "database.hpp"
+#include "recall_home.hpp"
+#include "search_index.hpp"
+#include "store.hpp"
+
+namespace json = boost::json;
+using helix::test::RecallHome;
+using helix::test::Run;
+using helix::test::search_json;
+
+namespace {
+
+std::set<std::string> sessions_of(const json::array& hits) {
+  std::set<std::string> out;
+  for (const auto& h : hits) out.insert(std::string(h.at("session_uid").as_string()));
+  return out;
+}
+
+int64_t count(helix::Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  st.step();
+  return st.integer(0);
+}
+
+struct Swept {
+  RecallHome home;
+  Swept() {
+    Run r = home.helix("sweep");
+    BOOST_TEST_MESSAGE(r.out << r.err);
+    BOOST_REQUIRE_EQUAL(r.exit_code, 0);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(title_from_prompt_drops_leading_tags_and_folds_lines) {
+  using helix::title_from_prompt;
+  BOOST_TEST(title_from_prompt("can you add a standard MIT license?") ==
+             "can you add a standard MIT license?");
+  BOOST_TEST(title_from_prompt("<command-name>/exit</command-name>\n<command-message>exit"
+                               "</command-message>\n<command-args></command-args>") == "");
+  BOOST_TEST(title_from_prompt("<ide_opened_file>The user opened a.ts</ide_opened_file> fix\nthe "
+                               "build") == "fix the build");
+  BOOST_TEST(title_from_prompt("<bash-input>uv run ty check</bash-input>") == "");
+  BOOST_TEST(title_from_prompt("a < b and <b>bold</b>") == "a < b and <b>bold</b>");
+  const std::string long_prompt(300, 'x');
+  BOOST_TEST(title_from_prompt(long_prompt) == std::string(80, 'x') + "\xE2\x80\xA6");
+}
+
+BOOST_FIXTURE_TEST_SUITE(over_real_fixtures, Swept)
+
+BOOST_AUTO_TEST_CASE(a_planted_word_is_found_in_its_session_for_every_flavor) {
+  // Each word was planted in exactly one event text of one session (recall_home.hpp).
+  const std::pair<const char*, const char*> planted[] = {
+      {"quokkafizz", RecallHome::kClaude},    // the user's first prompt
+      {"zebrawomble", RecallHome::kCodex},    // a shell command the agent ran
+      {"marmosetglyph", RecallHome::kGrok}};  // the first prompt, in two files of the session
+  for (const auto& [word, session] : planted) {
+    const auto hits = search_json(home, word);
+    BOOST_TEST_CONTEXT(word) {
+      BOOST_TEST(sessions_of(hits) == std::set<std::string>{session});
+      for (const auto& h : hits) {
+        for (const char* key : {"session_uid", "ts", "kind", "snippet", "seq", "tier"})
+          BOOST_TEST(h.as_object().contains(key), key);
+        BOOST_TEST(std::string(h.at("snippet").as_string()).find(std::string("**") + word + "**") !=
+                   std::string::npos);
+      }
+    }
+  }
+  // Grok keeps the prompt in chat_history.jsonl and updates.jsonl: one event, one hit.
+  const auto grok = search_json(home, "marmosetglyph");
+  BOOST_TEST(grok.size() == 1u);
+  BOOST_TEST(grok.at(0).at("kind").as_string() == "user_msg");
+  const auto claude = search_json(home, "quokkafizz --kind user_msg");
+  BOOST_TEST(claude.size() == 1u);
+  {  // the hit names the event that holds the word, as `show` lists it
+    Run show = home.helix(std::string("show ") + RecallHome::kClaude + " --json");
+    const json::value doc = json::parse(show.out);
+    std::vector<int64_t> holders;
+    for (const auto& e : doc.at("events").as_array())
+      if (e.at("text").is_string() &&
+          std::string(e.at("text").as_string()).find("quokkafizz") != std::string::npos &&
+          e.at("kind").as_string() == "user_msg")
+        holders.push_back(e.at("seq").as_int64());
+    BOOST_TEST(holders == std::vector<int64_t>{claude.at(0).at("seq").as_int64()});
+  }
+  // The codex command `echo hello-from-zebrawomble && ls -la` is a tool call of exec_command.
+  const auto codex = search_json(home, "zebrawomble --kind tool_call");
+  BOOST_TEST(codex.size() == 1u);
+  BOOST_TEST(codex.at(0).at("tool").as_string() == "exec_command");
+}
+
+BOOST_AUTO_TEST_CASE(phrases_match_words_in_order_and_prefixes_match_word_starts) {
+  BOOST_TEST(sessions_of(search_json(home, "'\"standard quokkafizz license\"'")) ==
+             std::set<std::string>{RecallHome::kClaude});
+  BOOST_TEST(search_json(home, "'\"license quokkafizz standard\"'").empty());
+  BOOST_TEST(sessions_of(search_json(home, "'quokkaf*'")) ==
+             std::set<std::string>{RecallHome::kClaude});
+  BOOST_TEST(search_json(home, "quokkaf").empty());  // a bare word is a whole word
+  BOOST_TEST(sessions_of(search_json(home, "'marmoset* OR zebraw*'")) ==
+             (std::set<std::string>{RecallHome::kGrok, RecallHome::kCodex}));
+  BOOST_TEST(search_json(home, "'quokkafizz NOT license'").empty());
+}
+
+BOOST_AUTO_TEST_CASE(filters_narrow_the_hits) {
+  // "hello" occurs in the codex and the grok session (hello.txt), not in the claude one.
+  BOOST_TEST(sessions_of(search_json(home, "hello")) ==
+             (std::set<std::string>{RecallHome::kCodex, RecallHome::kGrok}));
+  BOOST_TEST(sessions_of(search_json(home, "hello --flavor grok")) ==
+             std::set<std::string>{RecallHome::kGrok});
+  BOOST_TEST(search_json(home, "hello --limit 1").size() == 1u);
+  BOOST_TEST(search_json(home, "hello --since 2999-01-01").empty());
+  for (const auto& h : search_json(home, "hello --kind assistant_msg"))
+    BOOST_TEST(h.at("kind").as_string() == "assistant_msg");
+  Run text = home.helix("search quokkafizz");
+  BOOST_TEST(text.exit_code == 0);
+  BOOST_TEST(text.out.find(RecallHome::kClaude) != std::string::npos);
+  BOOST_TEST(text.out.find("hit") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_query_is_a_usage_error_that_says_why) {
+  for (const char* query : {"hello.txt", "'\"unterminated'", "'hello AND'", "nosuchcolumn:word"}) {
+    Run r = home.helix(std::string("search ") + query);
+    BOOST_TEST_CONTEXT(query) {
+      BOOST_TEST(r.exit_code == 2);
+      BOOST_TEST(r.err.find("cannot read the search query") != std::string::npos);
+      BOOST_TEST(r.out.empty());
+    }
+  }
+  BOOST_TEST(home.helix("search '\"hello.txt\"'").exit_code == 0);  // quoted punctuation is fine
+  BOOST_TEST(home.helix("search").exit_code == 2);
+}
+
+BOOST_AUTO_TEST_CASE(sessions_show_the_agents_title_or_one_from_the_first_prompt) {
+  Run r = home.helix("sessions --json");
+  BOOST_REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::pair<std::string, std::string>> titles;
+  const json::value doc = json::parse(r.out);
+  for (const auto& s : doc.as_array()) {
+    const auto& o = s.as_object();
+    titles[std::string(o.at("session_uid").as_string())] = {
+        o.at("title").is_string() ? std::string(o.at("title").as_string()) : "",
+        o.at("title_source").is_string() ? std::string(o.at("title_source").as_string()) : ""};
+  }
+  // Claude gave this session no title; its first prompt is the title.
+  BOOST_TEST(titles[RecallHome::kClaude].first == "can you add a standard quokkafizz license?");
+  BOOST_TEST(titles[RecallHome::kClaude].second == "first_prompt");
+  // Grok's summary.json names the session (generated_title).
+  BOOST_TEST(titles[RecallHome::kGrok].first == "The directory contains hello.txt.");
+  BOOST_TEST(titles[RecallHome::kGrok].second == "agent");
+  BOOST_TEST(titles[RecallHome::kCodex].first ==
+             "Create hello.txt saying hello, then show me the directory.");
+}
+
+BOOST_AUTO_TEST_CASE(a_rewritten_source_leaves_no_stale_hits) {
+  BOOST_REQUIRE(search_json(home, "quokkafizz").size() >= 1u);
+  // The file is rewritten in place with another word (its head changes: a new generation).
+  RecallHome::plant(home.claude_file(), home.claude_file(), {{"quokkafizz", "wallabyfizz"}});
+  Run r = home.helix("sweep");
+  BOOST_REQUIRE(r.exit_code == 0);
+  BOOST_TEST(r.out.find("1 rewritten") != std::string::npos);
+  BOOST_TEST(search_json(home, "quokkafizz").empty());
+  BOOST_TEST(sessions_of(search_json(home, "wallabyfizz")) ==
+             std::set<std::string>{RecallHome::kClaude});
+  helix::Database db(home.store_db(), /*read_only=*/true);
+  BOOST_TEST(count(db,
+                   "SELECT COUNT(*) FROM search_events WHERE rowid NOT IN "
+                   "(SELECT id FROM events)") == 0);
+}
+
+BOOST_AUTO_TEST_CASE(events_stored_before_the_index_existed_are_indexed_on_open) {
+  const auto before = search_json(home, "hello");
+  {
+    // What migration 3 leaves in a store written by an older helix-host: events, no index.
+    helix::Database db(home.store_db());
+    db.exec("DELETE FROM search_events; INSERT INTO search_backlog SELECT id FROM events;");
+    BOOST_REQUIRE(count(db, "SELECT COUNT(*) FROM search_events") == 0);
+  }
+  BOOST_REQUIRE(search_json(home, "hello").empty());
+  { helix::Store store(home.store_db()); }  // a writable open works the backlog off
+  helix::Database db(home.store_db(), /*read_only=*/true);
+  BOOST_TEST(count(db, "SELECT COUNT(*) FROM search_backlog") == 0);
+  const auto after = search_json(home, "hello");
+  BOOST_TEST(json::serialize(after) == json::serialize(before));
+}
+
+BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_its_digest) {
+  helix::Database check(home.store_db(), /*read_only=*/true);
+  BOOST_REQUIRE_MESSAGE(count(check, "SELECT COUNT(*) FROM digests WHERE session_uid = '" +
+                                         std::string(RecallHome::kClaude) + "'") > 0,
+                        "the sweep wrote no digest (is the session_digest plugin built?)");
+  BOOST_REQUIRE(search_json(home, "'\"Permission is hereby granted\"'").size() >= 1u);
+  {
+    // Retention's eviction as docs/schema.md specifies it: the session's Tier 1 rows go in one
+    // transaction and evicted_at is set; the digest stays.
+    helix::Database db(home.store_db());
+    db.exec(fmt::format(R"sql(
+      BEGIN;
+      DELETE FROM events WHERE session_uid = '{0}';
+      DELETE FROM payload_packs WHERE session_uid = '{0}';
+      DELETE FROM usage WHERE session_uid = '{0}';
+      UPDATE sessions SET evicted_at_ms = 1767715200000 WHERE uid = '{0}';
+      COMMIT;)sql",
+                        RecallHome::kClaude));
+  }
+  BOOST_TEST(count(check,
+                   "SELECT COUNT(*) FROM search_events WHERE rowid NOT IN "
+                   "(SELECT id FROM events)") == 0);
+  // The first prompt is in the digest: one Tier 2 hit for the session.
+  const auto hits = search_json(home, "quokkafizz");
+  BOOST_REQUIRE(hits.size() == 1u);
+  BOOST_TEST(hits.at(0).at("session_uid").as_string() == RecallHome::kClaude);
+  BOOST_TEST(hits.at(0).at("kind").as_string() == "digest");
+  BOOST_TEST(hits.at(0).at("tier").as_int64() == 2);
+  BOOST_TEST(std::string(hits.at(0).at("snippet").as_string()).find("**quokkafizz**") !=
+             std::string::npos);
+  // A word only Tier 1 held (the LICENSE text the agent wrote) is gone with it.
+  BOOST_TEST(search_json(home, "'\"Permission is hereby granted\"'").empty());
+  // Sessions not evicted still answer from Tier 1 only, never twice.
+  for (const auto& h : search_json(home, "hello")) BOOST_TEST(h.at("kind").as_string() != "digest");
+  BOOST_TEST(search_json(home, "quokkafizz --kind digest").size() == 1u);
+  BOOST_TEST(search_json(home, "quokkafizz --kind user_msg").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
