@@ -97,3 +97,69 @@ BOOST_AUTO_TEST_CASE(the_store_file_follows_option_then_environment_then_config)
   ::unsetenv("HELIX_STORE_DB");
   BOOST_TEST(resolve_store_file("", "/cfg") == "/cfg/helix.db");
 }
+
+BOOST_AUTO_TEST_CASE(redaction_rules_allow_lists_and_disabled_rules_are_read_and_printed) {
+  test::TempDir dir;
+  test::write_file(dir / "helix.toml", R"(
+[redaction]
+disable = ["jwt"]
+allow = ["^ghp_0000"]
+
+[[redaction.rules]]
+id = "acme-token"
+regex = '\b(acme_[0-9a-f]{32})\b'
+
+[[redaction.rules]]
+id = "acme-url"
+regex = 'acme://[^ ]+'
+group = 0
+)");
+  Config c = load_config((dir / "helix.toml").string());
+  BOOST_TEST(c.redaction.disable == std::vector<std::string>{"jwt"});
+  BOOST_TEST(c.redaction.allow == std::vector<std::string>{"^ghp_0000"});
+  BOOST_TEST_REQUIRE(c.redaction.rules.size() == 2u);
+  BOOST_TEST(c.redaction.rules[0].id == "acme-token");
+  BOOST_TEST(c.redaction.rules[0].group == -1);
+  BOOST_TEST(c.redaction.rules[1].group == 0);
+  const std::string toml = to_toml(c);
+  BOOST_TEST(toml.find("[[redaction.rules]]") != std::string::npos);
+  BOOST_TEST(toml.find("acme_[0-9a-f]{32}") != std::string::npos);
+  // What `config` prints reads back as the same configuration.
+  test::write_file(dir / "printed.toml", toml);
+  Config again = load_config((dir / "printed.toml").string());
+  BOOST_TEST(again.redaction.rules.size() == 2u);
+  BOOST_TEST(again.redaction.disable == c.redaction.disable);
+}
+
+BOOST_AUTO_TEST_CASE(redaction_mistakes_name_the_file_line_and_rule) {
+  test::TempDir dir;
+  auto error_for = [&](const std::string& body) {
+    test::write_file(dir / "bad.toml", body);
+    try {
+      load_config((dir / "bad.toml").string());
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  std::string e = error_for("[redaction]\nallow = ['(?<=x)y']\n");
+  BOOST_TEST(has(e, "bad.toml:2"), e);
+  BOOST_TEST(has(e, "not valid RE2"), e);
+  e = error_for("[redaction]\ndisable = ['no-such-rule']\n");
+  BOOST_TEST(has(e, "no built-in rule 'no-such-rule'"), e);
+  e = error_for("[redaction]\nredact = true\n");
+  BOOST_TEST(has(e, "unknown setting 'redaction.redact'"), e);
+  e = error_for("[[redaction.rules]]\nid = 'x'\nregex = '(a'\n");
+  BOOST_TEST(has(e, "bad.toml:1"), e);
+  BOOST_TEST(has(e, "rule 'x' is not valid RE2"), e);
+  e = error_for("[[redaction.rules]]\nid = 'x'\nregex = 'a'\ngroup = 1\n");
+  BOOST_TEST(has(e, "0 capturing group"), e);
+  e = error_for("[[redaction.rules]]\nid = 'x'\nregex = 'a'\n[[redaction.rules]]\nid = 'x'\n"
+                "regex = 'b'\n");
+  BOOST_TEST(has(e, "'x' is used twice"), e);
+  e = error_for("[[redaction.rules]]\nregex = 'a'\n");
+  BOOST_TEST(has(e, "needs both id and regex"), e);
+}

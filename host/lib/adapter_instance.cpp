@@ -1,5 +1,6 @@
 #include "adapter_instance.hpp"
 
+#include "redactor.hpp"
 #include "text.hpp"
 
 #include <array>
@@ -11,6 +12,8 @@ struct helix_call {
   helix::RecordBatch* batch = nullptr;
   std::string error;
   uint64_t last_payload_offset = UINT64_MAX;  // lets events of one record share one payload
+  std::string last_payload;                   // that payload as the adapter gave it
+  const helix::Redactor* redactor = nullptr;  // every text is redacted before it is kept
 };
 
 namespace helix {
@@ -28,15 +31,25 @@ void warn(helix_call* call, uint64_t offset, std::string category, std::string m
 
 void set_error(helix_call* call, helix_str message) { call->error = text(message); }
 
+// `s` with its secrets replaced, counted for `session` (when the text belongs to one). Texts
+// are redacted whole, before any truncation, so no cut can leave half a secret unrecognised.
+std::string redacted(helix_call* call, std::string s, const std::string& session = {},
+                     bool record = false) {
+  if (!call->redactor || s.empty()) return s;
+  const int64_t n = record ? call->redactor->redact_record(s) : call->redactor->redact_text(s);
+  if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
+  return s;
+}
+
 void emit_session(helix_call* call, const helix_session* s) {
   if (s->native_id.len == 0) return warn(call, 0, "missing_session_id", "session record without id");
   SessionRecord r;
   r.native_id = text(s->native_id);
   r.parent_native_id = text(s->parent_native_id);
-  r.cwd = text(s->cwd);
-  r.git_branch = text(s->git_branch);
+  r.cwd = redacted(call, text(s->cwd), r.native_id);
+  r.git_branch = redacted(call, text(s->git_branch), r.native_id);
   r.model = text(s->model);
-  r.title = one_line(text(s->title), 500);
+  r.title = one_line(redacted(call, text(s->title), r.native_id), 500);
   r.agent_version = text(s->agent_version);
   r.started_at_ms = s->started_at_ms;
   r.ended_at_ms = s->ended_at_ms;
@@ -63,16 +76,19 @@ void emit_event(helix_call* call, const helix_event* e) {
   r.uid = text(e->uid);
   r.parent_uid = text(e->parent_uid);
   r.call_id = text(e->call_id);
-  r.summary = one_line(view(e->summary), kSummaryChars);
+  r.summary =
+      one_line(redacted(call, std::string(view(e->summary)), r.session_id), kSummaryChars);
   r.text = text(e->text);
   r.model = text(e->model);
+  r.text = redacted(call, std::move(r.text), r.session_id);
   if (e->payload.len > 0) {
     auto& payloads = call->batch->payloads;
     if (call->last_payload_offset == e->source_offset && !payloads.empty() &&
-        payloads.back() == view(e->payload)) {
+        call->last_payload == view(e->payload)) {
       r.payload_index = static_cast<int64_t>(payloads.size()) - 1;
     } else {
-      payloads.emplace_back(view(e->payload));
+      call->last_payload = view(e->payload);
+      payloads.push_back(redacted(call, call->last_payload, r.session_id, /*record=*/true));
       r.payload_index = static_cast<int64_t>(payloads.size()) - 1;
       call->last_payload_offset = e->source_offset;
     }
@@ -102,7 +118,7 @@ void emit_usage(helix_call* call, const helix_usage* u) {
 
 void emit_warn(helix_call* call, uint64_t offset, helix_str category, helix_str message) {
   std::string c = text(category);
-  warn(call, offset, c.empty() ? "adapter_warning" : c, text(message));
+  warn(call, offset, c.empty() ? "adapter_warning" : c, redacted(call, text(message)));
 }
 
 void emit_save_state(helix_call* call, helix_str state) {
@@ -111,7 +127,8 @@ void emit_save_state(helix_call* call, helix_str state) {
                               kMaxStateBytes);
     return;
   }
-  call->batch->saved_state = std::string(view(state));
+  // Opaque to the host, but adapters carry unfinished records in it (Grok's open message).
+  call->batch->saved_state = redacted(call, std::string(view(state)), {}, /*record=*/true);
 }
 
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
@@ -133,8 +150,9 @@ bool is_known_event_kind(std::string_view kind) {
   return false;
 }
 
-AdapterInstance::AdapterInstance(const PluginInfo& plugin, std::string_view config_json)
-    : plugin_(plugin) {
+AdapterInstance::AdapterInstance(const PluginInfo& plugin, std::string_view config_json,
+                                 const Redactor* redactor)
+    : plugin_(plugin), redactor_(redactor) {
   helix_call call;
   if (plugin.adapter->create(&kHostApi, &call, c_str(config_json), &instance_) != HELIX_OK ||
       !instance_)
@@ -158,6 +176,7 @@ void AdapterInstance::parse(std::string_view path, uint32_t layout, uint64_t bas
                             RecordBatch& batch) const {
   helix_call call;
   call.batch = &batch;
+  call.redactor = redactor_;
   helix_parse_input in{sizeof(helix_parse_input), c_str(path), layout, base_offset,
                        c_str(data), c_str(state)};
   helix_status status = plugin_.adapter->parse(instance_, &call, &in, &kEmitApi);

@@ -9,10 +9,14 @@
 
 namespace helix {
 
+class Redactor;
+
 class AdapterInstance {
  public:
-  // Throws std::runtime_error naming the plugin when its create() fails.
-  AdapterInstance(const PluginInfo& plugin, std::string_view config_json = "{}");
+  // Throws std::runtime_error naming the plugin when its create() fails. With a redactor,
+  // every text the adapter emits is redacted before it is kept (the sweep always passes one).
+  AdapterInstance(const PluginInfo& plugin, std::string_view config_json = "{}",
+                  const Redactor* redactor = nullptr);
   ~AdapterInstance();
   AdapterInstance(const AdapterInstance&) = delete;
   AdapterInstance& operator=(const AdapterInstance&) = delete;
@@ -30,6 +34,7 @@ class AdapterInstance {
  private:
   const PluginInfo& plugin_;
   helix_adapter* instance_ = nullptr;
+  const Redactor* redactor_ = nullptr;
 };
 
 // True for the event kinds of the normalized schema.

@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
 #include <cstdlib>
@@ -82,8 +83,56 @@ boost::json::value to_json(const toml::node& node) {
   return boost::json::string(text.str());
 }
 
+// [redaction]: every regex is compiled here, so a mistake is reported with its line rather than
+// at the first sweep.
+void apply_redaction(Config& c, const toml::table& root) {
+  const auto* t = root["redaction"].as_table();
+  if (!t) return;
+  reject_unknown(c, *t, "redaction", {"disable", "allow", "rules"});
+  auto& r = c.redaction;
+  if (auto* v = t->get("disable")) {
+    r.disable = strings(c, *v, "redaction.disable");
+    const auto& builtin = builtin_secret_rules();
+    for (const auto& id : r.disable)
+      if (std::none_of(builtin.begin(), builtin.end(), [&](const auto& b) { return b.id == id; }))
+        bad(c, *v, fmt::format("'redaction.disable': there is no built-in rule '{}' (the ids are "
+                               "listed in docs/operations.md)",
+                               id));
+  }
+  if (auto* v = t->get("allow")) {
+    r.allow = strings(c, *v, "redaction.allow");
+    for (const auto& regex : r.allow)
+      if (auto problem = redaction_allow_problem(regex); !problem.empty())
+        bad(c, *v, "'redaction.allow': " + problem);
+  }
+  if (auto* v = t->get("rules")) {
+    const auto* rules = v->as_array();
+    if (!rules) bad(c, *v, "'redaction.rules' must be an array of tables ([[redaction.rules]])");
+    std::set<std::string> ids;
+    for (const auto& node : *rules) {
+      const auto* rule = node.as_table();
+      if (!rule) bad(c, node, "each [[redaction.rules]] entry must be a table with id and regex");
+      reject_unknown(c, *rule, "redaction.rules", {"id", "regex", "group"});
+      const auto* id = rule->get("id");
+      const auto* regex = rule->get("regex");
+      if (!id || !regex) bad(c, node, "a [[redaction.rules]] entry needs both id and regex");
+      RedactionRuleConfig out{text(c, *id, "redaction.rules.id"),
+                              text(c, *regex, "redaction.rules.regex")};
+      if (auto* g = rule->get("group")) {
+        const int64_t group = integer(c, *g, "redaction.rules.group");
+        if (group < 0 || group > 99) bad(c, *g, "'redaction.rules.group' must be 0 to 99");
+        out.group = static_cast<int>(group);
+      }
+      if (auto problem = redaction_rule_problem(out); !problem.empty()) bad(c, node, problem);
+      if (!ids.insert(out.id).second)
+        bad(c, node, fmt::format("redaction rule id '{}' is used twice", out.id));
+      r.rules.push_back(std::move(out));
+    }
+  }
+}
+
 void apply(Config& c, const toml::table& root) {
-  reject_unknown(c, root, "", {"store", "plugins", "sources", "domains", "adapters",
+  reject_unknown(c, root, "", {"store", "plugins", "sources", "domains", "adapters", "redaction",
                                "session_memory", "sweep", "digest", "digesters"});
   if (auto* store = root["store"].as_table()) {
     reject_unknown(c, *store, "store", {"dir"});
@@ -153,6 +202,7 @@ void apply(Config& c, const toml::table& root) {
       c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
     if (c.chunk_bytes < 4096) bad(c, *sweep, "sweep.chunk_bytes must be at least 4KiB");
   }
+  apply_redaction(c, root);
 }
 
 }  // namespace
@@ -254,6 +304,17 @@ std::string to_toml(const Config& c) {
   root.insert("sweep", toml::table{{"chunk_bytes", c.chunk_bytes},
                                    {"max_record_bytes", c.max_record_bytes},
                                    {"final_line_grace_seconds", c.final_line_grace_seconds}});
+  toml::array disable, allow, rules;
+  for (const auto& id : c.redaction.disable) disable.push_back(id);
+  for (const auto& regex : c.redaction.allow) allow.push_back(regex);
+  for (const auto& rule : c.redaction.rules) {
+    toml::table t{{"id", rule.id}, {"regex", rule.regex}};
+    if (rule.group >= 0) t.insert("group", rule.group);
+    rules.push_back(std::move(t));
+  }
+  toml::table redaction{{"disable", disable}, {"allow", allow}};
+  if (!rules.empty()) redaction.insert("rules", rules);
+  root.insert("redaction", redaction);
   std::ostringstream out;
   out << "# effective configuration (" << (c.file.empty() ? "built-in defaults" : c.file.string())
       << ")\n"

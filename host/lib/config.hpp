@@ -1,6 +1,8 @@
 // helix-host configuration: one TOML file with built-in defaults for every knob.
 #pragma once
 
+#include "redactor.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -30,6 +32,7 @@ struct Config {
   std::vector<std::string> digesters = {"session_digest"};
   std::map<std::string, std::string> digester_settings;        // [digesters.<plugin>] as JSON
   RetentionConfig retention;
+  RedactionConfig redaction;  // [redaction]
   int64_t chunk_bytes = int64_t{4} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes
   int64_t final_line_grace_seconds = 600;        // [sweep] final_line_grace_seconds

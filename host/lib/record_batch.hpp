@@ -3,6 +3,7 @@
 
 #include "records.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ struct RecordBatch {
   std::vector<WarningRecord> warnings;
   std::vector<std::string> payloads;
   std::optional<std::string> saved_state;  // set when the adapter called save_state()
+  std::map<std::string, int64_t> redactions;  // secrets replaced, per native session id
 
   void clear() { *this = RecordBatch{}; }
 };

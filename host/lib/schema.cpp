@@ -216,6 +216,17 @@ INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer
   SELECT * FROM search_digest_rows;
 )sql";
 
+// Version 4. How many secrets redaction replaced in what the store holds, per session and
+// source: a rewritten source's rows are deleted and re-ingested, and its counts with them.
+constexpr const char* kSchemaV4Redactions = R"sql(
+CREATE TABLE session_redactions (
+  session_uid TEXT    NOT NULL,
+  source_id   INTEGER NOT NULL,
+  count       INTEGER NOT NULL,
+  PRIMARY KEY (session_uid, source_id)
+);
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -225,6 +236,7 @@ constexpr Migration kMigrations[] = {
     {1, kSchemaV1},
     {2, kSchemaV2Digests},
     {3, kSchemaV3Search},
+    {4, kSchemaV4Redactions},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

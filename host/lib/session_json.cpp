@@ -79,7 +79,8 @@ boost::json::object session_json(const SessionRow& s) {
           {"ingested_at", time_or_null(s.ingested_at_ms)},
           {"analyzed_at", time_or_null(s.analyzed_at_ms)},
           {"evicted_at", time_or_null(s.evicted_at_ms)},
-          {"event_count", s.event_count}};
+          {"event_count", s.event_count},
+          {"redactions", s.redactions}};
 }
 
 boost::json::object event_json(const EventRow& e, bool with_bodies) {

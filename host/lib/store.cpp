@@ -1,5 +1,6 @@
 #include "store.hpp"
 
+#include "private_files.hpp"
 #include "schema.hpp"
 #include "search_index.hpp"
 
@@ -103,15 +104,9 @@ struct PackSlice {
 Store::Store(const std::filesystem::path& db_file, bool read_only)
     : db_([&] {
         if (!read_only) {
-          auto dir = db_file.parent_path();
-          std::error_code ec;
-          if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
-            std::filesystem::create_directories(dir, ec);
-            if (ec)
-              throw std::runtime_error(fmt::format("cannot create the store directory {}: {}",
-                                                   dir.string(), ec.message()));
-            std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
-          }
+          // SQLite gives the -wal and -shm files the database file's mode: 0600 for all.
+          make_private_dir(db_file.parent_path());
+          make_private_file(db_file, /*create=*/true);
         } else if (!std::filesystem::exists(db_file)) {
           throw std::runtime_error(fmt::format(
               "no store at {} yet; run 'helix-host sweep' first", db_file.string()));
@@ -119,6 +114,8 @@ Store::Store(const std::filesystem::path& db_file, bool read_only)
         return db_file;
       }(), read_only) {
   if (!read_only) {
+    for (const char* suffix : {"-wal", "-shm", ".lock"})  // made before this helix-host, maybe
+      make_private_file(db_file.string() + suffix);
     migrate(db_);
     index_search_backlog(db_);  // events stored before the store had a search index
   }
@@ -192,7 +189,7 @@ void Store::delete_source_rows(int64_t source_id) {
   primaries.bind(1, source_id);
   while (primaries.step())
     lost.emplace_back(primaries.text(0), primaries.text(1), primaries.integer(2));
-  for (const char* table : {"events", "usage", "payload_packs", "warnings"}) {
+  for (const char* table : {"events", "usage", "payload_packs", "warnings", "session_redactions"}) {
     auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE source_id = ?", table));
     st.bind(1, source_id).run();
   }
@@ -467,6 +464,12 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     warn.run();
   }
 
+  auto redactions = db_.prepare(R"sql(
+    INSERT INTO session_redactions (session_uid, source_id, count) VALUES (?, ?, ?)
+    ON CONFLICT (session_uid, source_id) DO UPDATE SET count = count + excluded.count)sql");
+  for (const auto& [session_id, n] : batch.redactions)
+    redactions.bind(1, prefix + session_id).bind(2, cursor.id).bind(3, n).run();
+
   save_source(cursor);
   tx.commit();
   return stats;
@@ -524,6 +527,14 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
     return r;
   };
   while (st.step()) out.push_back(read(st));
+  auto redactions = db_.prepare(
+      "SELECT COALESCE(SUM(count), 0) FROM session_redactions WHERE session_uid = ?");
+  for (auto& r : out) {
+    redactions.bind(1, r.uid);
+    redactions.step();
+    r.redactions = redactions.integer(0);
+    redactions.reset();
+  }
   return out;
 }
 

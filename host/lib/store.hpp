@@ -27,6 +27,7 @@ struct SessionRow {
   int64_t started_at_ms = 0, ended_at_ms = 0;  // 0 = unknown
   int64_t discovered_at_ms = 0, ingested_at_ms = 0, analyzed_at_ms = 0, evicted_at_ms = 0;
   int64_t schema_version = 0, event_count = 0, turns = 0, retries = 0, source_bytes = 0;
+  int64_t redactions = 0;  // secrets replaced in what the store holds of the session
   UsageTotals usage;
   bool title_derived = false;  // `title` comes from the first prompt, not from the agent
 };

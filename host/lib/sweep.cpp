@@ -29,7 +29,11 @@ void adopt_identity(SourceCursor& c, const FileIdentity& id) {
 }  // namespace
 
 Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config)
-    : store_(store), plugins_(plugins), config_(config), repos_(config.repo_domains) {}
+    : store_(store),
+      plugins_(plugins),
+      config_(config),
+      repos_(config.repo_domains),
+      redactor_(config.redaction) {}
 
 Sweep::~Sweep() = default;
 
@@ -38,7 +42,7 @@ const AdapterInstance& Sweep::instance(const PluginInfo& plugin) {
   if (!slot) {
     auto it = config_.adapter_settings.find(plugin.name);
     slot = std::make_unique<AdapterInstance>(
-        plugin, it == config_.adapter_settings.end() ? "{}" : it->second);
+        plugin, it == config_.adapter_settings.end() ? "{}" : it->second, &redactor_);
   }
   return *slot;
 }

@@ -5,6 +5,7 @@
 #include "config.hpp"
 #include "discovery.hpp"
 #include "plugin_registry.hpp"
+#include "redactor.hpp"
 #include "repo_resolver.hpp"
 #include "source_file.hpp"
 #include "store.hpp"
@@ -60,6 +61,7 @@ class Sweep {
   const PluginRegistry& plugins_;
   const Config& config_;
   RepoResolver repos_;
+  Redactor redactor_;  // compiled once per sweep, shared by every adapter instance
   std::map<std::string, std::unique_ptr<AdapterInstance>> instances_;
 };
 
