@@ -214,6 +214,17 @@ BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_it
   BOOST_TEST(count(check,
                    "SELECT COUNT(*) FROM search_events WHERE rowid NOT IN "
                    "(SELECT id FROM events)") == 0);
+  {
+    // Retention's step after its deletes: the index rewritten without tombstones, the freed
+    // pages given back to the file system.
+    const std::string fts_bytes =
+        "SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'search\\_events%' ESCAPE '\\'";
+    helix::Database db(home.store_db());
+    const int64_t before = count(db, fts_bytes);
+    helix::compact_search_index(db);
+    db.exec("PRAGMA incremental_vacuum");
+    BOOST_TEST(count(db, fts_bytes) < before);
+  }
   // The first prompt is in the digest: one Tier 2 hit for the session.
   const auto hits = search_json(home, "quokkafizz");
   BOOST_REQUIRE(hits.size() == 1u);

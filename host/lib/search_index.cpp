@@ -100,6 +100,10 @@ void SearchIndexWriter::add(int64_t event_id, const std::string& session_uid,
     title_.bind(1, title).bind(2, session_uid).run();
 }
 
+void compact_search_index(Database& db) {
+  db.exec("INSERT INTO search_events (search_events) VALUES ('optimize')");
+}
+
 void index_search_backlog(Database& db) {
   {
     auto pending = db.prepare("SELECT EXISTS (SELECT 1 FROM search_backlog)");

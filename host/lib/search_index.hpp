@@ -34,6 +34,11 @@ class SearchIndexWriter {
   Statement insert_, title_;
 };
 
+// Rewrites the Tier 1 index compactly. Deleted rows leave tombstones in FTS5's segments until
+// they merge; retention calls this after an eviction pass (before the incremental vacuum), so
+// the index's pages really go back to the file system.
+void compact_search_index(Database& db);
+
 // Indexes the events stored before the store had a search index (schema version < 3); a no-op
 // once done. Runs in its own transaction.
 void index_search_backlog(Database& db);
