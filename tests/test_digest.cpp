@@ -326,6 +326,13 @@ BOOST_AUTO_TEST_CASE(digest_and_env_commands) {
   BOOST_TEST(missing.exit_code == 1);
   BOOST_TEST(missing.err.find("no digest of claude:no-such-session") != std::string::npos);
   BOOST_TEST(h.helix("env claude:no-such-session").exit_code == 1);
+  Run status = h.helix("status --json");
+  const auto st = json::parse(status.out).as_object();
+  BOOST_TEST(st.at("tier2_bytes").as_int64() > 0);
+  // At least the digest tables' pages (other Tier 2 tables, e.g. search's, add theirs).
+  BOOST_TEST(st.at("tier2_bytes").as_int64() >=
+             h.scalar("SELECT SUM(pgsize) FROM dbstat WHERE name IN (SELECT name FROM "
+                      "sqlite_schema WHERE tbl_name IN ('digests', 'usage_days'))"));
   Run text = h.helix("digest claude:d0000000-0000-4000-8000-000000000001");
   BOOST_TEST(text.exit_code == 0);
   BOOST_TEST(text.out.find("outcome: success") != std::string::npos);

@@ -108,7 +108,11 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
   sqlite3_busy_timeout(db_, 10000);
   sqlite3_extended_result_codes(db_, 1);
   exec("PRAGMA foreign_keys = ON");
-  if (!read_only) exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  // auto_vacuum first: SQLite ignores it once WAL is on, and without it deletes never give
+  // space back to the file system. On a file that already has tables it changes nothing.
+  if (!read_only)
+    exec("PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
+         "PRAGMA synchronous = NORMAL");
 }
 
 Database::~Database() { sqlite3_close_v2(db_); }

@@ -64,8 +64,24 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
   return out;
 }
 
+namespace {
+
+// A store last written by a helix-host without Tier 2 (schema version 1) has no digests yet.
+void require_tier2(Store& store) {
+  auto st = store.database().prepare(
+      "SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('digests', 'usage_days')");
+  st.step();
+  if (st.integer(0) < 2)
+    throw std::runtime_error(fmt::format(
+        "the store {} has no digests yet (it predates them); run 'helix-host sweep' first",
+        store.path().string()));
+}
+
+}  // namespace
+
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester) {
+  require_tier2(store);
   auto st = store.database().prepare(
       "SELECT digester_version, digested_at_ms, json FROM digests WHERE session_uid = ? AND "
       "digester = ?");
@@ -151,6 +167,7 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
       {"model", "d.model"},
       {"repo", "COALESCE(s.repo, '')"},
       {"flavor", "s.flavor"}};
+  require_tier2(store);
   auto key = kKeys.find(by);
   if (key == kKeys.end())
     throw std::invalid_argument(fmt::format(

@@ -257,8 +257,6 @@ void migrate(Database& db) {
         "upgrade helix-host",
         db.path().string(), version, kStoreSchemaVersion));
   if (version == kStoreSchemaVersion) return;
-  // auto_vacuum must be chosen before the first table exists: evicted bytes go back to disk.
-  if (version == 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
   Transaction tx(db);
   for (const auto& m : kMigrations)
     if (m.version > version) db.exec(m.sql);
