@@ -2,6 +2,7 @@
 #include "claude_records.hpp"
 
 #include <array>
+#include <cstdio>
 #include <helix/json.hpp>
 
 #include "claude_tools.hpp"
@@ -117,6 +118,15 @@ std::string_view detail_of(const bj::object& record) {
   return {};
 }
 
+// "record:<FNV-1a 64 of the record's bytes>": a stable name for a record that has no uuid.
+std::string content_uid(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  char out[32];
+  std::snprintf(out, sizeof out, "record:%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
 }  // namespace
 
 bool is_known_type(std::string_view type) {
@@ -145,7 +155,11 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
   if (session.empty())
     return ctx_.warn(offset, "missing_session_id",
                      "a '" + std::string(type) + "' record names no session and the path none");
-  Record r{o, type, session, str(o, "uuid"), str(o, "parentUuid"), payload, offset};
+  // Records without a uuid (file-history-snapshot, summary, queue-operation...) are named by
+  // their bytes, so the copy a resumed session repeats in its new file counts once (OQ6).
+  const std::string derived_uid = str(o, "uuid").empty() ? content_uid(payload) : std::string();
+  Record r{o, type, session, derived_uid.empty() ? str(o, "uuid") : derived_uid,
+           str(o, "parentUuid"), payload, offset};
   r.ts_ms = json::iso8601_ms(str(o, "timestamp"));
   if (auto* snapshot = obj(o, "snapshot"); r.ts_ms == 0 && snapshot)  // file-history-snapshot
     r.ts_ms = json::iso8601_ms(str(*snapshot, "timestamp"));
