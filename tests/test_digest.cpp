@@ -37,7 +37,20 @@ const char* kDecisionSession = R"({"type":"user","sessionId":"d0000000-0000-4000
 {"type":"assistant","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"a3","parentUuid":"u3","timestamp":"2026-03-01T10:02:10.000Z","cwd":"/work/decisions","gitBranch":"feature/HELIX-42-digests","version":"2.1.30","requestId":"req_3","message":{"id":"msg_3","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"Done: digests are kept forever."}],"usage":{"input_tokens":5,"output_tokens":7,"cache_creation_input_tokens":0,"cache_read_input_tokens":6100}}}
 )";
 
-// A sample agent home (the fixtures plus the session above), a store, and a plugin directory.
+// A Codex session written the same way: a gstack decision brief as the agent's prose (the
+// event_msg agent_message and its response_item copy), answered "A" by the next prompt.
+const char* kBriefSession = R"({"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"019f0000-0000-7000-8000-00000000d001","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/work/briefs","originator":"codex-tui","cli_version":"0.125.0","source":"cli","model_provider":"openai"}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"turn_context","payload":{"cwd":"/work/briefs","model":"gpt-5-codex"}}
+{"timestamp":"2026-03-02T09:00:01.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"pick a cache policy"}]}}
+{"timestamp":"2026-03-02T09:00:01.101Z","type":"event_msg","payload":{"type":"user_message","message":"pick a cache policy","images":[]}}
+{"timestamp":"2026-03-02T09:00:05.000Z","type":"event_msg","payload":{"type":"agent_message","message":"<gstack-qid:cache-policy>\nD3 \u2014 Cache policy\nRecommendation: A) LRU\nA) LRU\nB) LFU"}}
+{"timestamp":"2026-03-02T09:00:05.001Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"<gstack-qid:cache-policy>\nD3 \u2014 Cache policy\nRecommendation: A) LRU\nA) LRU\nB) LFU"}]}}
+{"timestamp":"2026-03-02T09:01:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"A"}]}}
+{"timestamp":"2026-03-02T09:01:00.001Z","type":"event_msg","payload":{"type":"user_message","message":"A","images":[]}}
+{"timestamp":"2026-03-02T09:01:05.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"LRU it is."}]}}
+)";
+
+// A sample agent home (the fixtures plus the sessions above), a store, and a plugin directory.
 struct Home {
   TempDir dir;
   std::string env;
@@ -49,6 +62,9 @@ struct Home {
     helix::test::write_file(dir / "home/claude/projects/-work-decisions/"
                                   "d0000000-0000-4000-8000-000000000001.jsonl",
                             kDecisionSession);
+    helix::test::write_file(dir / "home/codex/sessions/2026/03/02/rollout-2026-03-02T09-00-00-"
+                                  "019f0000-0000-7000-8000-00000000d001.jsonl",
+                            kBriefSession);
     env = fmt::format("CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
                       "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
                       dir.path().string());
@@ -171,7 +187,7 @@ BOOST_AUTO_TEST_CASE(digester_plugins_load_and_stream_through_the_abi) {
 BOOST_AUTO_TEST_CASE(every_session_gets_the_stable_shape_field_by_field) {
   Home& h = swept();
   const int64_t sessions = h.scalar("SELECT COUNT(*) FROM sessions");
-  BOOST_TEST(sessions == 30);  // 29 from the fixtures + the decision session
+  BOOST_TEST(sessions == 31);  // 29 from the fixtures + the two decision sessions
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM digests WHERE digester = 'session_digest'") == sessions);
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM sessions WHERE analyzed_at_ms IS NULL") == 0);
   auto d = h.db();
@@ -320,6 +336,21 @@ BOOST_AUTO_TEST_CASE(decisions_task_ref_outcome_and_cost_of_the_decision_session
              boost::test_tools::tolerance(1e-12));
 }
 
+BOOST_AUTO_TEST_CASE(a_codex_decision_brief_and_its_answer) {
+  auto o = swept().digest("codex:019f0000-0000-7000-8000-00000000d001");
+  const auto& decisions = o.at("decisions").as_array();
+  BOOST_TEST_REQUIRE(decisions.size() == 1u);  // the agent_message and its copy are one event
+  const auto& d = decisions[0].as_object();
+  BOOST_TEST(d.at("source").as_string() == "decision_brief");
+  BOOST_TEST(d.at("id").as_string() == "cache-policy");  // the marker wins over "D3"
+  BOOST_TEST(d.at("question").as_string() == "Cache policy");
+  BOOST_TEST(d.at("options").as_array().size() == 2u);
+  BOOST_TEST(d.at("recommendation").as_string() == "A) LRU");
+  BOOST_TEST(d.at("answer").as_string() == "A");
+  BOOST_TEST(o.at("outcome").as_string() == "success");
+  BOOST_TEST(o.at("cost").at("turns").as_int64() == 2);
+}
+
 BOOST_AUTO_TEST_CASE(digest_and_env_commands) {
   Home& h = swept();
   Run missing = h.helix("digest claude:no-such-session");
@@ -393,7 +424,7 @@ BOOST_AUTO_TEST_CASE(a_second_digester_is_swapped_in_through_the_config) {
   Home h({"digester_v1/kind_counter"});
   h.config("[digest]\ndigesters = [\"kind_counter\"]\n[digesters.kind_counter]\ngreeting = \"hi\"\n");
   Run r = h.sweep();
-  BOOST_TEST(r.out.find("(kind_counter 30)") != std::string::npos);
+  BOOST_TEST(r.out.find("(kind_counter 31)") != std::string::npos);
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM digests WHERE digester = 'session_digest'") == 0);
   auto d = h.db();
   auto sessions = d.prepare(
@@ -408,7 +439,7 @@ BOOST_AUTO_TEST_CASE(a_second_digester_is_swapped_in_through_the_config) {
     BOOST_TEST(sessions.text(1) == fmt::format("COUNT-{}", sessions.integer(2)));
     BOOST_TEST(o.at("config").at("greeting").as_string() == "hi");
   }
-  BOOST_TEST(n == 30);
+  BOOST_TEST(n == 31);
   // The default digester's name is not loaded here under another config: reported, not fatal.
   h.config("[digest]\ndigesters = [\"kind_counter\", \"absent_digester\"]\n");
   Run absent = h.sweep();
@@ -441,8 +472,8 @@ BOOST_AUTO_TEST_CASE(redigest_only_new_events_or_a_new_major_version) {
   h.remove_plugin("kind_counter_v1_1");
   h.add_plugin("digester_v2/kind_counter_v2");
   Run major = h.sweep();
-  BOOST_TEST(major.out.find("digested 30 sessions") != std::string::npos);
-  BOOST_TEST(major.out.find("(kind_counter 30)") != std::string::npos);
+  BOOST_TEST(major.out.find("digested 31 sessions") != std::string::npos);
+  BOOST_TEST(major.out.find("(kind_counter 31)") != std::string::npos);
   BOOST_TEST(major.out.find("session_digest") == std::string::npos);
   // A digester that fails keeps the stored digest and says why.
   h.remove_plugin("kind_counter_v2");
