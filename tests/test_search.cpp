@@ -241,4 +241,27 @@ BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_it
   BOOST_TEST(search_json(home, "quokkafizz --kind user_msg").empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_store_from_before_the_index_reads_without_titles_and_says_to_sweep) {
+  {
+    // A store as helix-host left it before schema version 3 (read-only commands never migrate).
+    helix::Database db(home.store_db());
+    db.exec(R"sql(
+      DROP VIEW search_digest_rows;
+      DROP TRIGGER search_digests_add; DROP TRIGGER search_digests_change;
+      DROP TRIGGER search_digests_forget; DROP TRIGGER search_events_forget;
+      DROP TABLE search_digests; DROP TABLE search_events; DROP TABLE search_backlog;
+      ALTER TABLE sessions DROP COLUMN prompt_title;)sql");
+  }
+  Run sessions = home.helix("sessions --json");
+  BOOST_TEST(sessions.exit_code == 0);
+  const json::value doc = json::parse(sessions.out);
+  for (const auto& s : doc.as_array())
+    if (s.at("session_uid").as_string() == RecallHome::kClaude)
+      BOOST_TEST(s.at("title").is_null());  // no agent title, and none derived yet
+  Run search = home.helix("search hello");
+  BOOST_TEST(search.exit_code == 3);
+  BOOST_TEST(search.err.find("predates full-text search; run 'helix-host sweep'") !=
+             std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -59,6 +59,14 @@ void run(Statement& st, Collect&& collect) {
 }  // namespace
 
 std::vector<SearchHit> search(Database& db, const SearchQuery& q) {
+  {  // read-only commands do not migrate: a store older than version 3 has no index yet
+    auto probe = db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'search_events'");
+    probe.step();
+    if (probe.integer(0) == 0)
+      throw std::runtime_error(fmt::format("the store {} predates full-text search; run "
+                                           "'helix-host sweep' once to index it",
+                                           db.path().string()));
+  }
   std::vector<SearchHit> hits;
   if (q.kind != "digest") {
     auto st = db.prepare(kEventHits);

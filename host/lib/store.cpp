@@ -503,6 +503,12 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
       AND (?4 = '' OR s.uid = ?4)
     ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+  {  // read-only commands do not migrate: a store older than version 3 has no derived titles
+    auto probe = db_.prepare(
+        "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'prompt_title'");
+    probe.step();
+    if (probe.integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
+  }
   auto st = db_.prepare(sql);
   st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
   std::vector<SessionRow> out;
