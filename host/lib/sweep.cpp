@@ -13,10 +13,19 @@ constexpr int64_t kHeadBytes = 4096;  // identity fingerprint of a file's beginn
 constexpr int64_t kTailBytes = 256;   // fingerprint of the bytes just before the offset
 constexpr std::size_t kProbeBytes = 64 * 1024;
 
-// Nothing to do: the file is as last seen and no unfinished last line is waiting in it.
 bool same_file_state(const SourceCursor& c, const FileIdentity& id) {
-  return c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.mtime_ns == id.mtime_ns &&
-         (c.compressed || c.offset >= id.size);
+  return c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.mtime_ns == id.mtime_ns;
+}
+
+// Nothing to do: the file is as last seen, and an unfinished last line in it (if any) is still
+// within its grace period, so it cannot be delivered yet.
+bool nothing_to_do(const SourceCursor& c, const FileIdentity& id, int64_t grace_seconds) {
+  if (!same_file_state(c, id)) return false;
+  if (c.compressed || c.offset >= id.size) return true;
+  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  return now_ns - c.mtime_ns < grace_seconds * 1000000000;
 }
 
 void adopt_identity(SourceCursor& c, const FileIdentity& id) {
@@ -94,7 +103,8 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
         cursor = std::move(moved);
       }
     }
-    if (cursor && cursor->state == "active" && same_file_state(*cursor, id)) {
+    if (cursor && cursor->state == "active" &&
+        nothing_to_do(*cursor, id, config_.final_line_grace_seconds)) {
       ++report.sources_unchanged;
       return;
     }
@@ -116,7 +126,10 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
           source.path, cursor->adapter));
       return;
     }
-    is_new ? ++report.sources_new : ++report.sources_changed;
+    // A file revisited only for its finished last line has not changed.
+    const bool unchanged = !is_new && same_file_state(*cursor, id);
+    is_new ? ++report.sources_new
+           : (unchanged ? ++report.sources_unchanged : ++report.sources_changed);
     const AdapterInstance& adapter = instance(*plugin);
     cursor->state = "active";
     cursor->last_error.clear();
