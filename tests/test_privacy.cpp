@@ -288,6 +288,29 @@ BOOST_AUTO_TEST_CASE(sessions_report_their_redactions) {
   BOOST_TEST(after.out == r.out);
 }
 
+// Readers never migrate: a store from before schema version 4 still lists its sessions.
+BOOST_AUTO_TEST_CASE(a_store_without_redaction_counts_still_reads) {
+  const World& w = world();
+  const fs::path old_store = w.dir / "old-store";
+  fs::create_directories(old_store);
+  fs::copy_file(w.db(), old_store / "helix.db");
+  {
+    helix::Database db(old_store / "helix.db");
+    db.exec("DROP TABLE session_redactions; PRAGMA user_version = 3");
+  }
+  const std::string cmd = fmt::format("{} --config {} --store {} sessions --json",
+                                      HELIX_TEST_HOST_BINARY, w.config.string(),
+                                      old_store.string());
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  BOOST_TEST(::pclose(pipe) == 0);
+  const json::value sessions = json::parse(out);
+  BOOST_TEST(!sessions.as_array().empty());
+  for (const auto& s : sessions.as_array()) BOOST_TEST(s.at("redactions").as_int64() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(the_store_is_private_to_its_user_whatever_the_umask) {
   const World& w = world();
   BOOST_TEST(mode_of(w.store_dir) == 0700u);

@@ -533,6 +533,11 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
     return r;
   };
   while (st.step()) out.push_back(read(st));
+  // Read-only commands do not migrate: a store older than version 4 has no redaction counts.
+  auto counted =
+      db_.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'session_redactions'");
+  counted.step();
+  if (counted.integer(0) == 0) return out;
   auto redactions = db_.prepare(
       "SELECT COALESCE(SUM(count), 0) FROM session_redactions WHERE session_uid = ?");
   for (auto& r : out) {
