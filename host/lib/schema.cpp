@@ -227,6 +227,19 @@ CREATE TABLE session_redactions (
 );
 )sql";
 
+// Version 5 (Tier 2). What retention did that a person must be told about: data loss on the
+// hard-cap path (design document §5.2 step 4). Kept when Tier 1 rows go.
+constexpr const char* kSchemaV5Retention = R"sql(
+CREATE TABLE retention_events (
+  id          INTEGER PRIMARY KEY,
+  at_ms       INTEGER NOT NULL,
+  kind        TEXT    NOT NULL,      -- session_memory.data_loss
+  session_uid TEXT    NOT NULL,
+  bytes       INTEGER NOT NULL,
+  message     TEXT    NOT NULL
+);
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -237,6 +250,7 @@ constexpr Migration kMigrations[] = {
     {2, kSchemaV2Digests},
     {3, kSchemaV3Search},
     {4, kSchemaV4Redactions},
+    {5, kSchemaV5Retention},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

@@ -1,0 +1,24 @@
+// The retention commands: `evict [--dry-run]`, the retention step of a sweep, and what
+// `status` reports about budgets and evictions.
+#pragma once
+
+#include "cli_support.hpp"
+#include "store.hpp"
+
+#include <boost/json.hpp>
+#include <string>
+#include <vector>
+
+namespace helix {
+
+int cmd_evict(const Globals& g, const std::vector<std::string>& args);
+
+// After a sweep's digest step: the passes of §5.2, with "analyze now" = a digest run.
+void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
+                           bool quiet);
+
+// Adds raw_soft_cap_bytes, raw_hard_cap_bytes, distilled_cap_bytes, analyzed_sessions,
+// evicted_sessions, evictable_bytes, data_loss_events and tier2_over_cap to `status`.
+void add_retention_status(boost::json::object& status, Store& store, const Config& config);
+
+}  // namespace helix
