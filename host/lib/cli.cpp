@@ -3,6 +3,9 @@
 #include "cli_support.hpp"
 #include "cmd_recall.hpp"
 #include "cmd_digest.hpp"
+#include "cmd_retention.hpp"
+#include "digest_runner.hpp"
+#include "digest_store.hpp"
 #include "session_json.hpp"
 #include "store.hpp"
 #include "sweep.hpp"
@@ -34,6 +37,7 @@ commands:
   digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
+  evict                 drop analyzed raw data under the retention budget   [--dry-run --json]
 
 )";
 
@@ -103,6 +107,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
   digest_after_sweep(store, registry, config, vm.count("quiet") > 0);
+  retention_after_sweep(store, registry, config, vm.count("quiet") > 0);
   return kExitOk;
 }
 
@@ -142,6 +147,25 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// An evicted session has no raw events left: its digest stands in for them.
+int show_evicted(Store& store, const Config& config, const SessionRow& session, bool json) {
+  auto digest = find_digest(store, session.uid, primary_digester(config));
+  boost::json::value digest_json = nullptr;
+  if (digest) digest_json = boost::json::parse(digest->json);
+  if (json) {
+    std::cout << boost::json::serialize(boost::json::object{{"session", session_json(session)},
+                                                            {"events", boost::json::array()},
+                                                            {"evicted", true},
+                                                            {"digest", digest_json}})
+              << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{}  {}\n  raw data evicted at {} (retention); its digest:\n{}\n",
+                           session.uid, session.title, iso8601(session.evicted_at_ms),
+                           boost::json::serialize(digest_json));
+  return kExitOk;
+}
+
 int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("show options");
   opts.add_options()("uid", po::value<std::string>(), "session uid")("json", "JSON document")(
@@ -158,6 +182,7 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
     std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
     return kExitNotFound;
   }
+  if (session->evicted_at_ms > 0) return show_evicted(store, config, *session, vm.count("json"));
   auto events = store.events(uid, vm.count("bodies") > 0 || vm.count("json") > 0);
   if (vm.count("json")) {
     boost::json::array list;
@@ -193,7 +218,9 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
   Store store(file, /*read_only=*/true);
   StoreStatus s = store.status();
   if (vm.count("json")) {
-    std::cout << boost::json::serialize(status_json(s, file.string())) << "\n";
+    auto out = status_json(s, file.string());
+    add_retention_status(out, store, config);
+    std::cout << boost::json::serialize(out) << "\n";
     return kExitOk;
   }
   std::cout << fmt::format("store {}\n  sessions {}  events {}  sources {}  warnings {}\n",
@@ -202,6 +229,13 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
                            human_bytes(s.tier2_bytes), human_bytes(s.file_bytes));
   for (const auto& [state, n] : s.sources_by_state)
     std::cout << fmt::format("  sources {}: {}\n", state, n);
+  boost::json::object retention;
+  add_retention_status(retention, store, config);
+  std::cout << fmt::format("  analyzed {}  evicted {}  evictable {}  data loss events {}\n",
+                           retention["analyzed_sessions"].as_int64(),
+                           retention["evicted_sessions"].as_int64(),
+                           human_bytes(retention["evictable_bytes"].as_int64()),
+                           retention["data_loss_events"].as_int64());
   return kExitOk;
 }
 
@@ -243,6 +277,7 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "digest") return cmd_digest(g, args);
   if (command == "env") return cmd_env(g, args);
   if (command == "usage") return cmd_usage(g, args);
+  if (command == "evict") return cmd_evict(g, args);
   throw UsageError(fmt::format("unknown command '{}'", command));
 }
 

@@ -26,6 +26,14 @@ int64_t count(Store& store, const char* sql) {
   return st.integer(0);
 }
 
+// A store written before retention existed (schema < 5) has no retention_events yet.
+int64_t data_loss_events(Store& store) {
+  if (count(store, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'retention_events'") == 0)
+    return 0;
+  return count(store,
+               "SELECT COUNT(*) FROM retention_events WHERE kind = 'session_memory.data_loss'");
+}
+
 boost::json::object plan_json(const RetentionPlan& plan, bool dry_run) {
   boost::json::array steps;
   for (const auto& s : plan.steps)
@@ -123,8 +131,7 @@ void add_retention_status(boost::json::object& status, Store& store, const Confi
   status["evicted_sessions"] =
       count(store, "SELECT COUNT(*) FROM sessions WHERE evicted_at_ms IS NOT NULL");
   status["evictable_bytes"] = retention.evictable_bytes();
-  status["data_loss_events"] = count(
-      store, "SELECT COUNT(*) FROM retention_events WHERE kind = 'session_memory.data_loss'");
+  status["data_loss_events"] = data_loss_events(store);
   status["tier2_over_cap"] = measured_tier2_bytes(store.database()) >
                              config.retention.distilled_cap_bytes;
 }
