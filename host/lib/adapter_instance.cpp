@@ -14,6 +14,7 @@ struct helix_call {
   uint64_t last_payload_offset = UINT64_MAX;  // lets events of one record share one payload
   std::string last_payload;                   // that payload as the adapter gave it
   const helix::Redactor* redactor = nullptr;  // every text is redacted before it is kept
+  uint64_t last_utf8_warning = UINT64_MAX;    // the record last reported for invalid UTF-8
 };
 
 namespace helix {
@@ -56,6 +57,20 @@ void emit_session(helix_call* call, const helix_session* s) {
   call->batch->sessions.push_back(std::move(r));
 }
 
+// True when a text field of the event needed repair on its way into the record.
+bool repaired(const helix_event* e, const EventRecord& r) {
+  auto differs = [](helix_str in, const std::string& out) { return view(in) != out; };
+  return differs(e->text, r.text) || differs(e->session_id, r.session_id) ||
+         differs(e->tool, r.tool) || differs(e->uid, r.uid) || differs(e->model, r.model);
+}
+
+// True when the record's raw bytes (first seen for this record) hold invalid UTF-8, even in
+// fields no event uses: the record is damaged and is counted as such.
+bool invalid_payload(const helix_call* call, const helix_event* e) {
+  return e->payload.len > 0 && call->last_payload_offset != e->source_offset &&
+         valid_utf8(view(e->payload)).size() != e->payload.len;
+}
+
 void emit_event(helix_call* call, const helix_event* e) {
   if (e->session_id.len == 0)
     return warn(call, e->source_offset, "missing_session_id", "event without a session id");
@@ -80,6 +95,12 @@ void emit_event(helix_call* call, const helix_event* e) {
       one_line(redacted(call, std::string(view(e->summary)), r.session_id), kSummaryChars);
   r.text = text(e->text);
   r.model = text(e->model);
+  if ((repaired(e, r) || invalid_payload(call, e)) &&
+      call->last_utf8_warning != e->source_offset) {
+    call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
+    warn(call, e->source_offset, "invalid_utf8",
+         "a record's text holds invalid UTF-8 or NUL bytes; stored with U+FFFD in their place");
+  }
   r.text = redacted(call, std::move(r.text), r.session_id);
   if (e->payload.len > 0) {
     auto& payloads = call->batch->payloads;

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <sys/stat.h>
 #include <fmt/format.h>
 
 namespace helix {
@@ -26,6 +27,32 @@ bool nothing_to_do(const SourceCursor& c, const FileIdentity& id, int64_t grace_
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   return now_ns - c.mtime_ns < grace_seconds * 1000000000;
+}
+
+// Warning categories that mean damaged input (as opposed to records of an unknown kind).
+bool is_damage(const std::string& category) {
+  static const std::set<std::string> kDamage = {"invalid_json", "not_an_object",
+                                                "invalid_record", "record_too_large",
+                                                "nul_bytes", "invalid_utf8"};
+  return kDamage.count(category) > 0;
+}
+
+constexpr int64_t kDamageLines = 20;  // damaged records named one by one per sweep; then counted
+
+// Runs of NUL bytes are what a crashed append leaves (ext4 delayed allocation, a stale writer
+// after a truncate). They become blanks of the same length: offsets stay true and the record
+// written after the run on the same line still parses. Each run is reported where it is.
+void blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
+  for (auto at = buf.find('\0'); at != std::string::npos; at = buf.find('\0', at)) {
+    const auto end = std::min(buf.find_first_not_of('\0', at), buf.size());
+    std::fill(buf.begin() + static_cast<std::ptrdiff_t>(at),
+              buf.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+    batch.warnings.push_back({static_cast<uint64_t>(base) + at, "nul_bytes",
+                              fmt::format("{} NUL bytes (the trace of a crashed or torn write); "
+                                          "read as blanks",
+                                          end - at)});
+    at = end;
+  }
 }
 
 void adopt_identity(SourceCursor& c, const FileIdentity& id) {
@@ -64,6 +91,7 @@ SweepReport Sweep::run(const SweepProgress& progress) {
     report.problems.push_back(fmt::format(
         "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
         r.path, r.plugin));
+  follow_renames(discovery.sources);
   std::set<std::string> seen;
   for (std::size_t i = 0; i < discovery.sources.size(); ++i) {
     const auto& source = discovery.sources[i];
@@ -97,7 +125,9 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
       // A known file under a new name (renamed or rotated) keeps its cursor.
       auto moved = store_.find_source_by_identity(id.dev, id.ino);
       std::error_code ec;
-      if (moved && !std::filesystem::exists(moved->path, ec)) {
+      // The same inode with other first bytes is a new file on a reused inode, not a rename.
+      if (moved && !std::filesystem::exists(moved->path, ec) &&
+          (moved->head_len == 0 || file.hash(0, moved->head_len) == moved->head_hash)) {
         moved->path = source.path;
         store_.save_source(*moved);  // follow the rename before anything else
         cursor = std::move(moved);
@@ -209,7 +239,16 @@ void Sweep::commit(SourceCursor& cursor, const RecordBatch& batch, bool new_gene
   report.events_added += stats.events_added;
   report.copies_skipped += stats.events_skipped_as_copies;
   report.usage_records += stats.usage_records;
-  for (const auto& w : batch.warnings) ++report.warnings_by_category[w.category];
+  for (const auto& w : batch.warnings) {
+    ++report.warnings_by_category[w.category];
+    if (!is_damage(w.category)) continue;
+    if (++report.bad_records <= kDamageLines)
+      report.problems.push_back(fmt::format("{}: offset {}: {}: {}", cursor.path,
+                                            w.source_offset, w.category, w.message));
+    else if (report.bad_records == kDamageLines + 1)
+      report.problems.push_back("more damaged records: see the warnings counts; each is stored "
+                                "with its file and offset in the warnings table");
+  }
   for (const auto& e : batch.events) report.sessions_touched.insert(cursor.flavor + ":" + e.session_id);
   for (const auto& s : batch.sessions) report.sessions_touched.insert(cursor.flavor + ":" + s.native_id);
 }
@@ -256,6 +295,7 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
       cursor.offset = end;
     } else {
       buf.resize(newline + 1);
+      blank_nul_runs(buf, pos, batch);
       adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
                     cursor.adapter_state, batch);
       if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
@@ -315,6 +355,36 @@ void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
   cursor.tail_len = 0;
   ++cursor.generation;  // a document is replaced whole: its earlier rows go
   commit(cursor, batch, true, report);
+}
+
+// Files renamed since the last sweep (rotation: x.jsonl moved away, a new x.jsonl created in
+// its place) keep their cursor: a cursor whose file (same device and inode, same first bytes)
+// now sits at another discovered path moves there before anything is read, so the renamed file
+// is not read again and the new file at the old path starts a cursor of its own.
+void Sweep::follow_renames(const std::vector<DiscoveredSource>& sources) {
+  std::map<std::pair<uint64_t, uint64_t>, std::string> path_of;
+  for (const auto& s : sources) {
+    struct stat st {};
+    if (::stat(s.path.c_str(), &st) == 0)
+      path_of[{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}] = s.path;
+  }
+  for (auto& cursor : store_.all_sources()) {
+    auto it = path_of.find({cursor.dev, cursor.ino});
+    if (it == path_of.end() || it->second == cursor.path || cursor.head_len == 0) continue;
+    struct stat st {};
+    if (::stat(cursor.path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_ino) == cursor.ino &&
+        static_cast<uint64_t>(st.st_dev) == cursor.dev)
+      continue;  // still at its path too (a hard link): nothing moved
+    if (store_.find_source(it->second)) continue;  // that path has a cursor of its own
+    try {
+      SourceFile file(it->second);
+      if (file.hash(0, cursor.head_len) != cursor.head_hash) continue;
+    } catch (const std::exception&) {
+      continue;  // unreadable now: the visit reports it
+    }
+    cursor.path = it->second;
+    store_.save_source(cursor);
+  }
 }
 
 void Sweep::mark_missing(const std::set<std::string>& seen, SweepReport& report) {

@@ -23,6 +23,7 @@ struct SweepReport {
   int64_t sources_seen = 0, sources_new = 0, sources_changed = 0, sources_unchanged = 0,
           sources_rewritten = 0, sources_unclaimed = 0, sources_missing = 0, sources_failed = 0;
   int64_t events_added = 0, copies_skipped = 0, usage_records = 0, bytes_read = 0;
+  int64_t bad_records = 0;  // damaged input skipped or repaired (each one is also a warning)
   std::set<std::string> sessions_touched;
   std::map<std::string, int64_t> warnings_by_category;
   std::vector<std::string> problems;  // one line each, for the administrator
@@ -56,6 +57,7 @@ class Sweep {
               SweepReport& report);
   const AdapterInstance& instance(const PluginInfo& plugin);
   void mark_missing(const std::set<std::string>& seen, SweepReport& report);
+  void follow_renames(const std::vector<DiscoveredSource>& sources);
 
   Store& store_;
   const PluginRegistry& plugins_;
