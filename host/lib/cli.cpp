@@ -6,9 +6,11 @@
 #include "cmd_retention.hpp"
 #include "digest_runner.hpp"
 #include "digest_store.hpp"
+#include "cmd_hook.hpp"
 #include "session_json.hpp"
 #include "store.hpp"
 #include "sweep.hpp"
+#include "sweep_lock.hpp"
 
 #include <boost/program_options.hpp>
 #include <fcntl.h>
@@ -38,28 +40,9 @@ commands:
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
   evict                 drop analyzed raw data under the retention budget   [--dry-run --json]
+  hook <flavor>         ingest one session now, from an agent hook (always exits 0)
 
 )";
-
-// Holds an exclusive lock on the store for the lifetime of a sweep.
-class SweepLock {
- public:
-  explicit SweepLock(const std::filesystem::path& db_file) {
-    std::filesystem::create_directories(db_file.parent_path());
-    const std::string path = db_file.string() + ".lock";
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0) throw std::runtime_error("cannot create the sweep lock " + path);
-    acquired_ = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
-  }
-  ~SweepLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool acquired() const { return acquired_; }
-
- private:
-  int fd_ = -1;
-  bool acquired_ = false;
-};
 
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("sweep options");
@@ -278,6 +261,7 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "env") return cmd_env(g, args);
   if (command == "usage") return cmd_usage(g, args);
   if (command == "evict") return cmd_evict(g, args);
+  if (command == "hook") return cmd_hook(g, args);
   throw UsageError(fmt::format("unknown command '{}'", command));
 }
 

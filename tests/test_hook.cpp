@@ -1,0 +1,186 @@
+// Push capture: `helix-host hook <flavor>` run as the agents run it (the real binary, the hook
+// event on stdin or, for Codex's notify, as an argument), over a sample agent home. The hook
+// ingests the one session it names (its sidechain files included) exactly as a sweep would,
+// never fails, never waits for a busy store, and logs to <store>/hook.log.
+#define BOOST_TEST_MODULE hook
+#include <boost/test/unit_test.hpp>
+
+#include "host_process.hpp"
+#include "store.hpp"
+#include "temp_dir.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <thread>
+
+using namespace helix;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const std::string kClaude = "29ccd257-68b1-427f-ae5f-6524b7cb6f20";  // main file + subagents/
+const std::string kCodex = "019c8a4c-ed82-79a1-aa28-7738fc5ab61a";
+const std::string kGrok = "01a2029c-db54-7f63-8de6-3e496b22d736";
+
+struct Home {
+  test::TempDir dir;
+  std::filesystem::path home = dir / "home";
+
+  Home() {
+    const std::string make = fmt::format("{}/../../scripts/make-sample-home {} {}",
+                                         HELIX_TEST_FIXTURE_DIR, HELIX_TEST_FIXTURE_DIR,
+                                         home.string());
+    BOOST_REQUIRE(std::system(make.c_str()) == 0);
+    ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
+    ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
+    ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
+    ::unsetenv("GROK_HOOK_EVENT");
+  }
+
+  std::vector<std::string> args(const std::string& store, std::vector<std::string> rest) const {
+    std::vector<std::string> a{"--plugins", HELIX_TEST_PLUGIN_DIR, "--store", (dir / store).string()};
+    a.insert(a.end(), rest.begin(), rest.end());
+    return a;
+  }
+
+  test::HostResult run(const std::string& store, std::vector<std::string> rest,
+                       const std::string& stdin_text = "") const {
+    test::HostProcess p(args(store, std::move(rest)), dir.path(), stdin_text);
+    return p.wait();
+  }
+
+  // Event counts per session of one full sweep: what the hook must reproduce per session.
+  std::map<std::string, int64_t> swept_counts() {
+    static std::map<std::string, int64_t> counts;
+    if (counts.empty()) {
+      BOOST_REQUIRE(run("reference", {"sweep", "--quiet"}).exit_code == 0);
+      Store s(dir / "reference/helix.db", true);
+      for (const auto& row : s.sessions(SessionFilter{})) counts[row.uid] = row.event_count;
+    }
+    return counts;
+  }
+
+  std::map<std::string, int64_t> stored(const std::string& store) const {
+    std::map<std::string, int64_t> out;
+    if (!std::filesystem::exists(dir / store / "helix.db")) return out;
+    Store s(dir / store / "helix.db", true);
+    for (const auto& row : s.sessions(SessionFilter{})) out[row.uid] = row.event_count;
+    return out;
+  }
+
+  std::string log(const std::string& store) const {
+    const auto file = dir / store / "hook.log";
+    return std::filesystem::exists(file) ? test::read_file(file) : "";
+  }
+
+  std::string claude_event(const std::string& name = "Stop") const {
+    return fmt::format(R"({{"session_id":"{}","transcript_path":"{}","cwd":"/src","hook_event_name":"{}"}})",
+                       kClaude,
+                       (home / "claude/projects/-src-experiments-claude_p" / (kClaude + ".jsonl")).string(),
+                       name);
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(hook, Home)
+
+BOOST_AUTO_TEST_CASE(a_claude_stop_hook_ingests_that_session_and_its_sidechains_only) {
+  const auto expected = swept_counts();
+  const std::string uid = "claude:" + kClaude;
+  BOOST_REQUIRE(expected.count(uid));
+  auto r = run("store", {"hook", "claude", "--foreground"}, claude_event());
+  BOOST_TEST(r.exit_code == 0);
+  const auto got = stored("store");
+  BOOST_TEST(got.size() == 1u);  // only the session the event names
+  BOOST_TEST(got.at(uid) == expected.at(uid));
+  Store s(dir / "store/helix.db", true);
+  int64_t sidechain = 0;
+  for (const auto& e : s.events(uid, false)) sidechain += e.is_sidechain;
+  BOOST_TEST(sidechain > 0);  // <session>/subagents/agent-*.jsonl came in with it
+  BOOST_TEST(log("store").find(fmt::format("claude {} Stop: 2 files", kClaude)) != std::string::npos,
+             log("store"));
+  // SessionEnd after Stop, and the pull sweep after both: idempotent, nothing added.
+  BOOST_TEST(run("store", {"hook", "claude", "--foreground"}, claude_event("SessionEnd")).exit_code == 0);
+  BOOST_TEST(stored("store").at(uid) == expected.at(uid));
+  auto sweep = run("store", {"sweep"});
+  BOOST_TEST(sweep.exit_code == 0);
+  BOOST_TEST((stored("store") == expected));
+}
+
+BOOST_AUTO_TEST_CASE(by_default_the_hook_returns_at_once_and_ingests_in_the_background) {
+  const auto expected = swept_counts();
+  const auto start = Clock::now();
+  auto r = run("store", {"hook", "claude"}, claude_event());
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(seconds < 1.0);
+  const std::string uid = "claude:" + kClaude;
+  for (int i = 0; i < 200 && log("store").find(" events added") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  BOOST_TEST(stored("store")[uid] == expected.at(uid), log("store"));
+}
+
+BOOST_AUTO_TEST_CASE(a_busy_store_is_left_to_the_next_sweep_without_waiting) {
+  std::filesystem::create_directories(dir / "store");
+  int fd = ::open((dir / "store/helix.db.lock").c_str(), O_RDWR | O_CREAT, 0600);
+  BOOST_REQUIRE(fd >= 0);
+  BOOST_REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // as a running sweep holds it
+  const auto start = Clock::now();
+  auto r = run("store", {"hook", "claude", "--foreground"}, claude_event());
+  BOOST_TEST(std::chrono::duration<double>(Clock::now() - start).count() < 2.0);
+  ::close(fd);
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(stored("store").empty());
+  BOOST_TEST(log("store").find("another sweep holds the store") != std::string::npos, log("store"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_events_never_fail_the_agent_and_are_logged) {
+  for (const std::string& event : {std::string("not json at all"), std::string("{}"),
+                                   std::string(R"({"session_id":"../../etc"})"), std::string()}) {
+    auto r = run("store", {"hook", "claude", "--foreground"}, event);
+    BOOST_TEST(r.exit_code == 0, event);
+  }
+  BOOST_TEST(run("store", {"hook"}, claude_event()).exit_code == 0);
+  BOOST_TEST(run("store", {"hook", "nosuchflavor", "--foreground"}, claude_event()).exit_code == 0);
+  const std::string text = log("store");
+  BOOST_TEST(text.find("not a JSON object") != std::string::npos, text);
+  BOOST_TEST(text.find("no usable session id") != std::string::npos, text);
+  BOOST_TEST(text.find("no loaded adapter plugin reads flavor 'nosuchflavor'") != std::string::npos,
+             text);
+  BOOST_TEST(stored("store").empty());
+}
+
+BOOST_AUTO_TEST_CASE(codex_notify_passes_the_event_as_an_argument) {
+  const auto expected = swept_counts();
+  const std::string event = fmt::format(
+      R"({{"type":"agent-turn-complete","thread-id":"{}","turn-id":"1","cwd":"/w","input-messages":["hi"],"last-assistant-message":"done"}})",
+      kCodex);
+  auto r = run("store", {"hook", "codex", "--foreground", event});
+  BOOST_TEST(r.exit_code == 0);
+  const auto got = stored("store");
+  BOOST_TEST_REQUIRE(got.size() == 1u, log("store"));
+  BOOST_TEST(got.begin()->first.find(kCodex) != std::string::npos);
+  BOOST_TEST(got.begin()->second == expected.at(got.begin()->first));
+}
+
+BOOST_AUTO_TEST_CASE(grok_build_hooks_are_recognised_even_from_claude_settings) {
+  const auto expected = swept_counts();
+  // Grok Build also runs the hooks of .claude/settings.json; its events are camelCase and it
+  // sets GROK_HOOK_EVENT for every hook process.
+  ::setenv("GROK_HOOK_EVENT", "Stop", 1);
+  auto r = run("store", {"hook", "claude", "--foreground"},
+               fmt::format(R"({{"hookEventName":"Stop","sessionId":"{}","cwd":"/tmp/gh/proj"}})", kGrok));
+  ::unsetenv("GROK_HOOK_EVENT");
+  BOOST_TEST(r.exit_code == 0);
+  const auto got = stored("store");
+  BOOST_TEST_REQUIRE(got.size() == 1u, log("store"));
+  BOOST_TEST(got.begin()->first == "grok:" + kGrok);
+  BOOST_TEST(got.begin()->second == expected.at("grok:" + kGrok));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
