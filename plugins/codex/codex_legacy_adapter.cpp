@@ -33,9 +33,10 @@ class CodexLegacyAdapter : public helix::Adapter {
       return ctx.warn(offset, "invalid_json", ec ? ec.message() : "line is not an object");
     const bj::object& o = value.get_object();
     if (o.contains("record_type")) return;  // a snapshot of the recorder's state, not content
+    const bool session_line = !o.contains("type") && o.contains("id") && o.contains("timestamp");
+    if (session_line) adopt_session_id(o);  // before Record: it keeps a view of the id
     Record record(ctx, session_id_, offset, 0, line, {});
-    if (!o.contains("type") && o.contains("id") && o.contains("timestamp"))
-      return on_session(ctx, record, o);
+    if (session_line) return on_session(ctx, record, o);
     map_item(ctx, record, o, offset);
   }
 
@@ -46,16 +47,21 @@ class CodexLegacyAdapter : public helix::Adapter {
     bj::value value = bj::parse(doc, ec);
     const bj::object* root = ec ? nullptr : value.if_object();
     if (!root) return ctx.warn(0, "invalid_json", ec ? ec.message() : "document is not an object");
+    const auto* session = obj(*root, "session");
+    if (session) adopt_session_id(*session);  // before Record: it keeps a view of the id
     Record record(ctx, session_id_, ctx.base_offset(), 0, doc, {});
-    if (const auto* session = obj(*root, "session")) on_session(ctx, record, *session);
+    if (session) on_session(ctx, record, *session);
     if (const auto* items = helix::json::arr(*root, "items"))
       for (const auto& item : *items)
         if (const auto* o = item.if_object()) map_item(ctx, record, *o, ctx.base_offset());
   }
 
  private:
-  void on_session(helix::ParseContext& ctx, Record& record, const bj::object& meta) {
+  void adopt_session_id(const bj::object& meta) {
     if (auto id = str(meta, "id"); !id.empty()) session_id_ = std::string(id);
+  }
+
+  void on_session(helix::ParseContext& ctx, Record& record, const bj::object& meta) {
     const auto* git = obj(meta, "git");
     ctx.session({.native_id = session_id_,
                  .git_branch = git ? str(*git, "branch") : std::string_view(),

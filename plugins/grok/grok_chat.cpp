@@ -174,7 +174,8 @@ class ChatParser {
     event.tool = tool;
     event.call_id = str(*kind, "id");
     event.uid = str(*kind, "id");
-    event.text = json_text(kind->if_contains("action"));
+    const std::string text = json_text(kind->if_contains("action"));  // outlives emit()
+    event.text = text;
     emit(event);
   }
 

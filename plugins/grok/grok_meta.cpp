@@ -209,10 +209,11 @@ void parse_usage(helix::ParseContext& ctx, const SourcePath& source) {
     usage.model = model.empty() ? primary_model : model;
     ctx.usage(usage);
   }
+  const std::string cwd = decode_cwd_dirname(source.group);  // outlives ctx.session()
   helix::Session session;
   session.native_id = source.session_id;
   session.model = primary_model;
-  session.cwd = decode_cwd_dirname(source.group);  // sorts after summary.json: a fallback
+  session.cwd = cwd;  // sorts after summary.json: a fallback
   ctx.session(session);
 }
 
