@@ -1,0 +1,210 @@
+// Crash safety and concurrency of real sweeps: the helix-host binary, the build's plugins, the
+// fixtures laid out as agent homes plus generated copies, a small chunk size so that a sweep is
+// hundreds of transactions. Sweeps are killed with SIGKILL at random moments and re-run; the
+// store must then equal, row for row, the store of one uninterrupted sweep.
+#define BOOST_TEST_MODULE crash_safety
+#include <boost/test/unit_test.hpp>
+
+#include "host_process.hpp"
+#include "store_dump.hpp"
+#include "temp_dir.hpp"
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <random>
+#include <sys/file.h>
+
+using namespace helix;
+using test::HostProcess;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kCopies = 2;  // generated copies of every top-level Claude transcript
+
+std::string first_session_id(const std::string& bytes) {
+  const std::string key = "\"sessionId\":\"";
+  auto at = bytes.find(key);
+  if (at == std::string::npos) return {};
+  at += key.size();
+  return bytes.substr(at, bytes.find('"', at) - at);
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+// The sample agent home (every fixture of every flavor) plus kCopies renamed copies of each
+// top-level Claude transcript: distinct sessions, so the corpus is many sources and megabytes.
+struct Corpus {
+  test::TempDir dir;
+  std::filesystem::path home = dir / "home";
+  std::filesystem::path config = dir / "config.toml";
+  int64_t bytes = 0;
+
+  Corpus() {
+    const std::string make = fmt::format("{}/../../scripts/make-sample-home {} {}",
+                                         HELIX_TEST_FIXTURE_DIR, HELIX_TEST_FIXTURE_DIR,
+                                         home.string());
+    BOOST_REQUIRE(std::system(make.c_str()) == 0);
+    std::vector<std::filesystem::path> originals;
+    for (const auto& project : std::filesystem::directory_iterator(home / "claude/projects"))
+      for (const auto& f : std::filesystem::directory_iterator(project))
+        if (f.is_regular_file() && f.path().extension() == ".jsonl") originals.push_back(f);
+    for (int k = 1; k <= kCopies; ++k)
+      for (const auto& original : originals) {
+        std::string text = test::read_file(original);
+        const std::string id = first_session_id(text);
+        if (id.size() < 8) continue;
+        const std::string copy = fmt::format("{:08x}", 0xc0de0000 + k) + id.substr(8);
+        replace_all(text, id, copy);
+        test::write_file(home / fmt::format("claude/projects/-generated-{}", k) / (copy + ".jsonl"),
+                         text);
+      }
+    for (const auto& f : std::filesystem::recursive_directory_iterator(home))
+      if (f.is_regular_file()) bytes += static_cast<int64_t>(f.file_size());
+    // Small chunks: hundreds of transactions per sweep, so kills land between and inside them.
+    test::write_file(config, "[sweep]\nchunk_bytes = \"16KiB\"\nfinal_line_grace_seconds = 0\n");
+    ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
+    ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
+    ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
+  }
+
+  std::vector<std::string> args(const std::string& store, std::vector<std::string> command) const {
+    std::vector<std::string> a{"--plugins", HELIX_TEST_PLUGIN_DIR, "--config", config.string(),
+                               "--store", (dir / store).string()};
+    a.insert(a.end(), command.begin(), command.end());
+    return a;
+  }
+
+  std::filesystem::path db(const std::string& store) const { return dir / store / "helix.db"; }
+};
+
+Corpus& corpus() {
+  static Corpus c;
+  return c;
+}
+
+// The uninterrupted sweep every interrupted one is compared with, and how long it took.
+struct Reference {
+  std::vector<std::string> dump;
+  double seconds = 0;
+  int64_t events = 0;
+};
+
+const Reference& reference() {
+  static Reference r = [] {
+    Reference ref;
+    const auto start = Clock::now();
+    HostProcess sweep(corpus().args("reference", {"sweep", "--quiet"}), corpus().dir.path());
+    const auto& result = sweep.wait();
+    ref.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    BOOST_REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+    ref.dump = test::dump_store(corpus().db("reference"));
+    ref.events = Store(corpus().db("reference"), true).status().events;
+    BOOST_TEST_MESSAGE(fmt::format("reference sweep: {} bytes of sources, {} events, {} dump "
+                                   "lines, {:.2f} s",
+                                   corpus().bytes, ref.events, ref.dump.size(), ref.seconds));
+    return ref;
+  }();
+  return r;
+}
+
+// Events in a store a killed sweep left behind (none when it died before creating the schema).
+int64_t stored_events(const std::filesystem::path& db) {
+  try {
+    return std::filesystem::exists(db) ? Store(db, true).status().events : 0;
+  } catch (const std::runtime_error&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(sweeps_killed_at_random_moments_end_with_the_uninterrupted_store) {
+  const Reference& ref = reference();
+  BOOST_REQUIRE(ref.events > 5000);
+  std::mt19937 random(20261122);
+  const auto start = Clock::now();
+  int rounds = 0, kills = 0, partial = 0;
+  // Each round: a fresh store, a sweep killed at a uniform random moment of a full sweep's
+  // duration, a re-run killed again, then a re-run to the end; compared with the reference.
+  while (rounds < 12 && (rounds < 4 || Clock::now() - start < std::chrono::seconds(30))) {
+    const std::string store = fmt::format("round-{}", rounds++);
+    for (double share : {1.0, 0.5}) {
+      std::uniform_int_distribution<int> delay_ms(0, static_cast<int>(ref.seconds * share * 1000));
+      HostProcess sweep(corpus().args(store, {"sweep", "--quiet"}), corpus().dir.path());
+      sweep.wait_for(std::chrono::milliseconds(delay_ms(random)));
+      if (sweep.kill()) ++kills;
+      const int64_t events = stored_events(corpus().db(store));
+      if (events > 0 && events < ref.events) ++partial;
+    }
+    HostProcess rerun(corpus().args(store, {"sweep", "--quiet"}), corpus().dir.path());
+    const auto& result = rerun.wait();
+    BOOST_REQUIRE_MESSAGE(result.exit_code == 0, result.err);
+    BOOST_TEST(test::integrity_check(corpus().db(store)) == "ok");
+    const auto dump = test::dump_store(corpus().db(store));
+    BOOST_TEST(dump.size() == ref.dump.size());
+    BOOST_TEST((dump == ref.dump), "round " << rounds << ": "
+                                           << test::first_difference(ref.dump, dump));
+    std::filesystem::remove_all(corpus().dir / store);
+  }
+  BOOST_TEST_MESSAGE(fmt::format("{} rounds, {} kills mid-sweep, {} left a partial store",
+                                 rounds, kills, partial));
+  // The kills must really have interrupted sweeps, or the test proves nothing.
+  BOOST_TEST(kills >= rounds);
+  BOOST_TEST(partial >= rounds / 2);
+}
+
+BOOST_AUTO_TEST_CASE(readers_work_while_a_real_sweep_is_writing) {
+  const Reference& ref = reference();
+  HostProcess sweep(corpus().args("live", {"sweep", "--quiet"}), corpus().dir.path());
+  const auto db = corpus().db("live");
+  // Wait until the sweep has committed something, then read while it keeps writing.
+  while (sweep.running() && stored_events(db) == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  BOOST_REQUIRE_MESSAGE(sweep.running(), "the sweep ended before a reader could run");
+  int reads = 0;
+  int64_t first_seen = -1, last_seen = -1;
+  const auto reader_dir = corpus().dir / "reader";
+  std::filesystem::create_directories(reader_dir);
+  while (sweep.running()) {
+    HostProcess sessions(corpus().args("live", {"sessions", "--json"}), reader_dir);
+    const auto& listed = sessions.wait();
+    if (!sweep.running()) break;  // only count reads that overlapped the sweep
+    BOOST_REQUIRE_MESSAGE(listed.exit_code == 0, listed.err);
+    const auto list = boost::json::parse(listed.out).as_array();
+    BOOST_REQUIRE(!list.empty());
+    const std::string uid(list.back().at("session_uid").as_string());
+    HostProcess show(corpus().args("live", {"show", uid, "--json"}), reader_dir);
+    BOOST_TEST(show.wait().exit_code == 0, show.wait().err);
+    BOOST_TEST(boost::json::parse(show.wait().out).at("session").at("session_uid").as_string() ==
+               uid);
+    HostProcess status(corpus().args("live", {"status", "--json"}), reader_dir);
+    BOOST_TEST(status.wait().exit_code == 0, status.wait().err);
+    const int64_t events = boost::json::parse(status.wait().out).at("events").as_int64();
+    if (first_seen < 0) first_seen = events;
+    last_seen = events;
+    // A second sweep during this one leaves at once with 75.
+    if (reads == 0) {
+      const auto t0 = Clock::now();
+      HostProcess second(corpus().args("live", {"sweep"}), reader_dir);
+      const auto& busy = second.wait();
+      BOOST_TEST(busy.exit_code == 75);
+      BOOST_TEST(busy.err.find("another sweep is running") != std::string::npos);
+      BOOST_TEST(std::chrono::duration<double>(Clock::now() - t0).count() < 2.0);
+    }
+    ++reads;
+  }
+  BOOST_TEST(sweep.wait().exit_code == 0);
+  BOOST_TEST_MESSAGE(fmt::format("{} reader rounds during the sweep; events seen {} -> {} of {}",
+                                 reads, first_seen, last_seen, ref.events));
+  BOOST_TEST(reads >= 1);
+  BOOST_TEST(first_seen < ref.events);  // the readers saw the store mid-sweep
+  BOOST_TEST(test::dump_store(db) == ref.dump);
+}
