@@ -154,8 +154,10 @@ BOOST_AUTO_TEST_CASE(a_session_still_being_written_is_never_evicted) {
 BOOST_AUTO_TEST_CASE(tier2_over_its_cap_is_flagged_never_dropped) {
   add_session("a", 5, 5);
   config.distilled_cap_bytes = 0;
-  store.database().exec("CREATE TABLE tier2_probe (x BLOB)");
-  store.database().exec("INSERT INTO tier2_probe VALUES (zeroblob(100000))");
+  // A large digest: Tier 2 grows (digests are never evicted).
+  store.database().exec(
+      "INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json) "
+      "VALUES ('demo:a', 'big', '1.0.0', 0, '\"' || hex(randomblob(60000)) || '\"')");
   auto plan = retention().plan();
   BOOST_TEST(plan.tier2_over_cap);
   BOOST_TEST(plan.tier2_bytes >= 100000);

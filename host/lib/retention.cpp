@@ -7,34 +7,6 @@
 #include <set>
 
 namespace helix {
-namespace {
-
-// Which tables belong to which tier; indexes count with their table.
-constexpr const char* kTier1Tables =
-    "'sources', 'sessions', 'events', 'usage', 'payload_packs', 'warnings'";
-
-int64_t pages_of(Database& db, const std::string& tables) {
-  auto st = db.prepare(fmt::format(
-      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN "
-      "(SELECT name FROM sqlite_schema WHERE tbl_name IN ({}))",
-      tables));
-  st.step();
-  return st.integer(0);
-}
-
-}  // namespace
-
-int64_t measured_tier1_bytes(Database& db) { return pages_of(db, kTier1Tables); }
-
-int64_t measured_tier2_bytes(Database& db) {
-  // Every table that is not Tier 1 nor SQLite's own is Tier 2 (digests, their indexes, logs).
-  auto st = db.prepare(fmt::format(
-      "SELECT COALESCE(group_concat(quote(name)), '''') FROM sqlite_schema WHERE type = 'table' "
-      "AND name NOT IN ({}) AND name NOT LIKE 'sqlite_%'",
-      kTier1Tables));
-  st.step();
-  return pages_of(db, st.text(0));
-}
 
 int64_t RetentionPlan::planned_bytes() const {
   int64_t n = 0;

@@ -4,6 +4,7 @@
 
 #include "config.hpp"
 #include "database.hpp"
+#include "store.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -59,9 +60,5 @@ class Retention {
   RetentionConfig config_;
   int64_t now_ms_, quiet_period_ms_;
 };
-
-// Tier 1 and Tier 2 bytes as the disk sees them: the pages of each tier's tables and indexes.
-int64_t measured_tier1_bytes(Database& db);
-int64_t measured_tier2_bytes(Database& db);
 
 }  // namespace helix

@@ -625,21 +625,37 @@ StoreStatus Store::status() {
   s.sources = count("SELECT COUNT(*) FROM sources");
   s.warnings = count("SELECT COUNT(*) FROM warnings");
   s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
-  // Measured, not estimated: the pages each table and index occupies (dbstat).
-  s.tier1_bytes = count(R"sql(
-    SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
-      SELECT name FROM sqlite_schema WHERE tbl_name IN
-        ('sources', 'sessions', 'events', 'usage', 'payload_packs', 'warnings')
-      OR tbl_name LIKE 'search\_events%' ESCAPE '\' OR tbl_name = 'search_backlog'))sql");
-  s.tier2_bytes = count(R"sql(
-    SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
-      SELECT name FROM sqlite_schema WHERE tbl_name IN ('digests', 'usage_days')))sql");
-  s.tier2_bytes += count(R"sql(
-    SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (
-      SELECT name FROM sqlite_schema WHERE tbl_name LIKE 'search\_digests%' ESCAPE '\'))sql");
+  s.tier1_bytes = measured_tier1_bytes(db_);
+  s.tier2_bytes = measured_tier2_bytes(db_);
   auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
   while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
   return s;
+}
+
+namespace {
+
+// The pages (dbstat) of the tables whose names match `where`, with their indexes and, for FTS5
+// tables, their shadow tables: measured, not estimated.
+int64_t pages_where(Database& db, const char* where) {
+  auto st = db.prepare(fmt::format(
+      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN "
+      "(SELECT name FROM sqlite_schema WHERE {})",
+      where));
+  st.step();
+  return st.integer(0);
+}
+
+}  // namespace
+
+int64_t measured_tier1_bytes(Database& db) {
+  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'events', 'usage',
+      'payload_packs', 'warnings', 'search_backlog', 'session_redactions')
+      OR tbl_name LIKE 'search\_events%' ESCAPE '\')sql");
+}
+
+int64_t measured_tier2_bytes(Database& db) {
+  return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events')
+      OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
 }
 
 std::filesystem::path resolve_store_file(const std::string& store_dir_option,

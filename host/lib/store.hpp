@@ -87,6 +87,11 @@ class Store {
   Database db_;
 };
 
+// Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the
+// pages of each tier's tables, indexes and search-index shadow tables.
+int64_t measured_tier1_bytes(Database& db);
+int64_t measured_tier2_bytes(Database& db);
+
 // The store file to use: --store DIR, else HELIX_STORE_DB, else the configured directory.
 std::filesystem::path resolve_store_file(const std::string& store_dir_option,
                                          const std::string& configured_dir);
