@@ -20,10 +20,13 @@ Retention::Retention(Database& db, const RetentionConfig& config, int64_t now_ms
 
 std::vector<Retention::Candidate> Retention::candidates(bool analyzed) {
   // A session's Tier 1 bytes: its compressed packs exactly, its rows approximately (the
-  // store-wide total that the passes compare with the caps is measured, not summed).
+  // store-wide total that the passes compare with the caps is measured, not summed). Its last
+  // activity: its newest record, or the last change of a file it came from.
   auto st = db_.prepare(fmt::format(R"sql(
     SELECT s.uid, COALESCE(s.analyzed_at_ms, 0),
-      MAX(COALESCE(s.ingested_at_ms, 0), COALESCE(s.ended_at_ms, 0)),
+      MAX(COALESCE(s.ended_at_ms, 0), COALESCE((SELECT MAX(src.mtime_ns) / 1000000 FROM sources src
+          WHERE src.id IN (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
+        0)),
       COALESCE((SELECT SUM(length(data)) FROM payload_packs p WHERE p.session_uid = s.uid), 0)
       + COALESCE((SELECT SUM(96 + COALESCE(length(summary), 0) + COALESCE(length(uid), 0) * 2)
                   FROM events e WHERE e.session_uid = s.uid), 0)
