@@ -240,6 +240,13 @@ CREATE TABLE retention_events (
 );
 )sql";
 
+// Version 6. Events find the usage their record carries by (source, offset); without this
+// index each lookup scanned every usage row of the source (quadratic in session size).
+constexpr const char* kSchemaV6UsagePosition = R"sql(
+CREATE INDEX usage_position ON usage(source_id, source_offset);
+DROP INDEX usage_source;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -251,6 +258,7 @@ constexpr Migration kMigrations[] = {
     {3, kSchemaV3Search},
     {4, kSchemaV4Redactions},
     {5, kSchemaV5Retention},
+    {6, kSchemaV6UsagePosition},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

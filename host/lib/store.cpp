@@ -498,7 +498,8 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
                  SUM(cache_read_tokens) AS cache_read,
                  SUM(cache_creation_tokens) AS cache_creation,
                  SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
-               FROM usage GROUP BY session_uid) u ON u.session_uid = s.uid
+               FROM usage WHERE ?4 = '' OR session_uid = ?4  -- one session: its rows only
+               GROUP BY session_uid) u ON u.session_uid = s.uid
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
       AND (?4 = '' OR s.uid = ?4)
