@@ -300,6 +300,22 @@ BOOST_AUTO_TEST_CASE(digest_values_match_the_fixtures_by_hand) {
     BOOST_TEST(at(g, "output_tokens") == grok.integer(2));
   }
   BOOST_TEST(grok_sessions == 3);
+  // grok 1.0.41 hermetic session, read off its files: usage.json session totals 4600 input of
+  // which 3000 cached, 60 output, 15 reasoning, 2 turns, no costUsdTicks (stub-model: unpriced);
+  // updates.jsonl: prompts "list the files here" and "now say hi", one run_terminal_command
+  // (_meta x.ai/tool), both answers "The directory contains hello.txt.".
+  auto g = h.digest("grok:01a2029c-db54-7f63-8de6-3e496b22d736");
+  auto gc = g.at("cost").as_object();
+  BOOST_TEST(at(gc, "input_tokens") == 4600 - 3000);
+  BOOST_TEST(at(gc, "cache_read_tokens") == 3000);
+  BOOST_TEST(at(gc, "output_tokens") == 60);
+  BOOST_TEST(at(gc, "reasoning_tokens") == 15);
+  BOOST_TEST(at(gc, "turns") == 2);
+  BOOST_TEST(g.at("tool_histogram").as_object().size() == 1u);
+  BOOST_TEST(g.at("tool_histogram").as_object().at("run_terminal_command").as_int64() == 1);
+  BOOST_TEST(g.at("first_prompt").as_string() == "list the files here");
+  BOOST_TEST(g.at("last_assistant").as_string() == "The directory contains hello.txt.");
+  BOOST_TEST(g.at("model").as_string() == "stub-model");
 }
 
 BOOST_AUTO_TEST_CASE(decisions_task_ref_outcome_and_cost_of_the_decision_session) {
