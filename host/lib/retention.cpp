@@ -27,6 +27,7 @@ std::vector<Retention::Candidate> Retention::candidates(bool analyzed) {
       MAX(COALESCE(s.ended_at_ms, 0), COALESCE((SELECT MAX(src.mtime_ns) / 1000000 FROM sources src
           WHERE src.id IN (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
         0)),
+      COALESCE(s.ingested_at_ms, 0),
       COALESCE((SELECT SUM(length(data)) FROM payload_packs p WHERE p.session_uid = s.uid), 0)
       + COALESCE((SELECT SUM(96 + COALESCE(length(summary), 0) + COALESCE(length(uid), 0) * 2)
                   FROM events e WHERE e.session_uid = s.uid), 0)
@@ -35,7 +36,8 @@ std::vector<Retention::Candidate> Retention::candidates(bool analyzed) {
     ORDER BY {}, s.uid)sql",
       analyzed ? "NOT" : "", analyzed ? "s.analyzed_at_ms" : "COALESCE(s.started_at_ms, 0)"));
   std::vector<Candidate> out;
-  while (st.step()) out.push_back({st.text(0), st.integer(3), st.integer(1), st.integer(2)});
+  while (st.step())
+    out.push_back({st.text(0), st.integer(4), st.integer(1), st.integer(2), st.integer(3)});
   return out;
 }
 
@@ -55,10 +57,13 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now) {
     usage -= c.bytes;
   };
 
-  // 2. Backstop: analyzed raw data older than raw_max_age_days goes whatever the space.
+  // 2. Backstop: analyzed raw data older than raw_max_age_days goes whatever the space. The age
+  // is the raw copy's in this cache (from its last ingest or activity), so a first sweep of old
+  // history does not drop what it just read.
   const int64_t max_age_ms = config_.raw_max_age_days * 86400 * 1000;
   for (const auto& c : candidates(true))
-    if (!active(c) && now_ms_ - c.last_activity > max_age_ms) take(c, "backstop", true);
+    if (!active(c) && now_ms_ - std::max(c.last_activity, c.ingested_at) > max_age_ms)
+      take(c, "backstop", true);
 
   // 3. Budget: oldest analyzed first while above the soft cap; never un-analyzed data.
   auto budget_pass = [&] {

@@ -50,7 +50,7 @@ class Retention {
  private:
   struct Candidate {
     std::string uid;
-    int64_t bytes = 0, analyzed_at = 0, last_activity = 0;
+    int64_t bytes = 0, analyzed_at = 0, last_activity = 0, ingested_at = 0;
   };
   std::vector<Candidate> candidates(bool analyzed);
   bool active(const Candidate& c) const { return now_ms_ - c.last_activity < quiet_period_ms_; }
