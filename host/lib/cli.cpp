@@ -156,15 +156,11 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
-  if (!vm.count("uid")) throw UsageError("show needs a session uid (see 'helix-host sessions')");
-  const std::string uid = vm["uid"].as<std::string>();
+  const std::string uid = required_uid(vm, "show");
   Config config = load_config(g.config_file);
   Store store(store_file(g, config), /*read_only=*/true);
-  auto session = store.session(uid);
-  if (!session) {
-    std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
-    return kExitNotFound;
-  }
+  auto session = find_session_or_report(store, uid);
+  if (!session) return kExitNotFound;
   if (session->evicted_at_ms > 0) return show_evicted(store, config, *session, vm.count("json"));
   auto events = store.events(uid, vm.count("bodies") > 0 || vm.count("json") > 0);
   if (vm.count("json")) {

@@ -42,4 +42,16 @@ std::filesystem::path store_file(const Globals& g, const Config& config) {
   return resolve_store_file(g.store_dir, config.store_dir);
 }
 
+std::string required_uid(const po::variables_map& vm, const char* command) {
+  if (!vm.count("uid"))
+    throw UsageError(fmt::format("{} needs a session uid (see 'helix-host sessions')", command));
+  return vm["uid"].as<std::string>();
+}
+
+std::optional<SessionRow> find_session_or_report(Store& store, const std::string& uid) {
+  auto session = store.session(uid);
+  if (!session) std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
+  return session;
+}
+
 }  // namespace helix

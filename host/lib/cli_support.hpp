@@ -3,9 +3,11 @@
 
 #include "config.hpp"
 #include "plugin_registry.hpp"
+#include "store.hpp"
 
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,5 +38,12 @@ void print_refusals(const PluginRegistry& registry);
 std::filesystem::path store_file(const Globals& g, const Config& config);
 
 std::string human_bytes(int64_t n);
+
+// The positional session uid `command` needs; a usage error naming the command when missing.
+std::string required_uid(const boost::program_options::variables_map& vm, const char* command);
+
+// The session `uid` names, or nullopt after telling the user it is not in the store (the
+// command then exits with kExitNotFound).
+std::optional<SessionRow> find_session_or_report(Store& store, const std::string& uid);
 
 }  // namespace helix

@@ -86,18 +86,14 @@ int cmd_export(const Globals& g, const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
-  if (!vm.count("uid")) throw UsageError("export needs a session uid (see 'helix-host sessions')");
   const std::string format = vm["format"].as<std::string>();
   if (format != "md" && format != "json" && format != "jsonl")
     throw UsageError(fmt::format("--format must be md, json or jsonl, not '{}'", format));
-  const std::string uid = vm["uid"].as<std::string>();
+  const std::string uid = required_uid(vm, "export");
   Config config = load_config(g.config_file);
   Store store(store_file(g, config), /*read_only=*/true);
-  auto session = store.session(uid);
-  if (!session) {
-    std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
-    return kExitNotFound;
-  }
+  auto session = find_session_or_report(store, uid);
+  if (!session) return kExitNotFound;
   const std::string text = render(store, *session, format);
   if (!vm.count("out")) {
     std::cout << text;
