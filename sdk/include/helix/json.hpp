@@ -108,7 +108,11 @@ inline int64_t num(const boost::json::value* v, int64_t fallback = 0) {
   if (!v) return fallback;
   if (v->is_int64()) return v->get_int64();
   if (v->is_uint64()) return static_cast<int64_t>(v->get_uint64());
-  if (v->is_double()) return static_cast<int64_t>(v->get_double());
+  if (v->is_double()) {
+    // Out of range (1e999 parses as infinity) or NaN: casting would be undefined behaviour.
+    const double d = v->get_double();
+    return d >= -9.2e18 && d <= 9.2e18 ? static_cast<int64_t>(d) : fallback;
+  }
   return fallback;
 }
 inline int64_t num(const boost::json::object& o, std::string_view key, int64_t fallback = 0) {
