@@ -1,0 +1,206 @@
+// The Helix store's read side: session listings, a session's events with their bodies, and
+// the store's measured sizes. The write side (sources, chunk commits) is store.cpp.
+#include "store.hpp"
+
+#include <fmt/format.h>
+#include <map>
+#include <stdexcept>
+#include <zstd.h>
+
+namespace helix {
+namespace {
+std::string decompress(std::string_view packed, int64_t raw_bytes) {
+  std::string out(static_cast<std::size_t>(raw_bytes), '\0');
+  std::size_t n = ZSTD_decompress(out.data(), out.size(), packed.data(), packed.size());
+  if (ZSTD_isError(n) || n != out.size())
+    throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
+  return out;
+}
+
+
+}  // namespace
+
+std::vector<SessionRow> Store::sessions(const SessionFilter& filter) {
+  return query_sessions(filter, "");
+}
+
+std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const std::string& uid) {
+  std::string sql = R"sql(
+    SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
+      s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
+      s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
+      s.evicted_at_ms, s.schema_version,
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.shadowed = 0),
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'user_msg'
+         AND e.is_sidechain = 0 AND e.shadowed = 0),
+      (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND e.kind = 'retry'
+         AND e.shadowed = 0),
+      (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
+         (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
+      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title
+    FROM sessions s
+    LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+                 SUM(cache_read_tokens) AS cache_read,
+                 SUM(cache_creation_tokens) AS cache_creation,
+                 SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
+               FROM usage WHERE ?4 = '' OR session_uid = ?4  -- one session: its rows only
+               GROUP BY session_uid) u ON u.session_uid = s.uid
+    WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
+      AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
+      AND (?4 = '' OR s.uid = ?4)
+    ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+  {  // read-only commands do not migrate: a store older than version 3 has no derived titles
+    auto probe = db_.prepare(
+        "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'prompt_title'");
+    probe.step();
+    if (probe.integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
+  }
+  auto st = db_.prepare(sql);
+  st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
+  std::vector<SessionRow> out;
+  auto read = [&](Statement& q) {
+    SessionRow r;
+    std::string* texts[] = {&r.uid,   &r.flavor,        &r.native_id, &r.parent_uid, &r.repo,
+                            &r.domain, &r.cwd,          &r.git_branch, &r.model,     &r.title,
+                            &r.agent_version, &r.outcome, &r.task_ref, &r.source_path};
+    for (int i = 0; i < 14; ++i) *texts[i] = q.text(i);
+    int64_t* ints[] = {&r.started_at_ms,  &r.ended_at_ms,    &r.discovered_at_ms,
+                       &r.ingested_at_ms, &r.analyzed_at_ms, &r.evicted_at_ms,
+                       &r.schema_version, &r.event_count,    &r.turns,
+                       &r.retries,        &r.source_bytes,   &r.usage.input_tokens,
+                       &r.usage.output_tokens, &r.usage.cache_read_tokens,
+                       &r.usage.cache_creation_tokens, &r.usage.reasoning_tokens};
+    for (int i = 0; i < 16; ++i) *ints[i] = q.integer(14 + i);
+    r.usage.cost_usd = q.real(30);
+    if (r.title.empty()) {  // the agent gave none: the one derived from the first prompt
+      r.title = q.text(31);
+      r.title_derived = !r.title.empty();
+    }
+    return r;
+  };
+  while (st.step()) out.push_back(read(st));
+  // Read-only commands do not migrate: a store older than version 4 has no redaction counts.
+  auto counted =
+      db_.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'session_redactions'");
+  counted.step();
+  if (counted.integer(0) == 0) return out;
+  auto redactions = db_.prepare(
+      "SELECT COALESCE(SUM(count), 0) FROM session_redactions WHERE session_uid = ?");
+  for (auto& r : out) {
+    redactions.bind(1, r.uid);
+    redactions.step();
+    r.redactions = redactions.integer(0);
+    redactions.reset();
+  }
+  return out;
+}
+
+std::optional<SessionRow> Store::session(const std::string& uid) {
+  auto rows = query_sessions(SessionFilter{}, uid);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
+}
+
+std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
+  auto st = db_.prepare(R"sql(
+    SELECT e.seq, e.parent_seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool,
+      e.summary, e.uid, e.parent_uid, e.call_id, e.model, src.path, e.is_sidechain, e.pack_id,
+      e.payload_off, e.payload_len, e.text_off, e.text_len,
+      CASE WHEN e.ordinal = 0 THEN (SELECT SUM(u.input_tokens + u.output_tokens +
+             u.cache_read_tokens + u.cache_creation_tokens) FROM usage u
+           WHERE u.source_id = e.source_id AND u.source_offset = e.source_offset) END
+    FROM events e JOIN sources src ON src.id = e.source_id
+    WHERE e.session_uid = ? AND e.shadowed = 0 ORDER BY e.seq)sql");
+  st.bind(1, uid);
+  auto pack = db_.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  std::map<int64_t, std::string> packs;
+  auto slice = [&](int64_t pack_id, int64_t off, int64_t len) -> std::string {
+    auto it = packs.find(pack_id);
+    if (it == packs.end()) {
+      pack.bind(1, pack_id);
+      std::string raw = pack.step() ? decompress(pack.blob(1), pack.integer(0)) : std::string();
+      pack.reset();
+      it = packs.emplace(pack_id, std::move(raw)).first;
+    }
+    if (off < 0 || off + len > static_cast<int64_t>(it->second.size())) return {};
+    return it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+  };
+  std::vector<EventRow> out;
+  while (st.step()) {
+    EventRow r;
+    r.seq = st.integer(0);
+    r.parent_seq = st.is_null(1) ? -1 : st.integer(1);
+    r.ts_ms = st.integer(2);
+    r.source_offset = st.integer(3);
+    r.ordinal = st.integer(4);
+    r.kind = st.text(5);
+    r.role = st.text(6);
+    r.tool = st.text(7);
+    r.summary = st.text(8);
+    r.uid = st.text(9);
+    r.parent_uid = st.text(10);
+    r.call_id = st.text(11);
+    r.model = st.text(12);
+    r.source_path = st.text(13);
+    r.is_sidechain = st.integer(14) != 0;
+    r.tokens = st.integer(20);
+    if (!st.is_null(15)) {
+      const int64_t pack_id = st.integer(15);
+      if (!st.is_null(16))
+        r.payload_ref = fmt::format("blob://pack/{}/{}+{}", pack_id, st.integer(16),
+                                    st.integer(17));
+      if (with_bodies) {
+        if (!st.is_null(16)) r.payload = slice(pack_id, st.integer(16), st.integer(17));
+        if (!st.is_null(18)) r.text = slice(pack_id, st.integer(18), st.integer(19));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+StoreStatus Store::status() {
+  StoreStatus s;
+  auto count = [&](const char* sql) {
+    auto st = db_.prepare(sql);
+    st.step();
+    return st.integer(0);
+  };
+  s.sessions = count("SELECT COUNT(*) FROM sessions");
+  s.events = count("SELECT COUNT(*) FROM events WHERE shadowed = 0");
+  s.sources = count("SELECT COUNT(*) FROM sources");
+  s.warnings = count("SELECT COUNT(*) FROM warnings");
+  s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+  s.tier1_bytes = measured_tier1_bytes(db_);
+  s.tier2_bytes = measured_tier2_bytes(db_);
+  auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
+  while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
+  return s;
+}
+
+namespace {
+
+// The pages (dbstat) of the tables whose names match `where`, with their indexes and, for FTS5
+// tables, their shadow tables: measured, not estimated.
+int64_t pages_where(Database& db, const char* where) {
+  auto st = db.prepare(fmt::format(
+      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN "
+      "(SELECT name FROM sqlite_schema WHERE {})",
+      where));
+  st.step();
+  return st.integer(0);
+}
+
+}  // namespace
+
+int64_t measured_tier1_bytes(Database& db) {
+  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'events', 'usage',
+      'payload_packs', 'warnings', 'search_backlog', 'session_redactions')
+      OR tbl_name LIKE 'search\_events%' ESCAPE '\')sql");
+}
+
+int64_t measured_tier2_bytes(Database& db) {
+  return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events')
+      OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
+}
+}  // namespace helix
