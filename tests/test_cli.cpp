@@ -4,6 +4,7 @@
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
+#include "helix_command.hpp"
 #include "temp_dir.hpp"
 
 #include <boost/json.hpp>
@@ -11,18 +12,14 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace json = boost::json;
+using helix::test::Run;
 using helix::test::TempDir;
+using helix::test::run_helix;
 
 namespace {
-
-struct Run {
-  int exit_code;
-  std::string out, err;
-};
 
 // A shared sample home and store, swept once for the whole suite.
 struct Sample {
@@ -39,19 +36,7 @@ struct Sample {
   }
 
   Run helix(const std::string& args) const {
-    const auto err_file = dir / "stderr.txt";
-    const std::string cmd = fmt::format("{}{} --plugins {} --store {} {} 2>{}", env,
-                                        HELIX_TEST_HOST_BINARY, HELIX_TEST_PLUGIN_DIR,
-                                        (dir / "store").string(), args, err_file.string());
-    Run r{0, "", ""};
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = helix::test::read_file(err_file);
-    return r;
+    return run_helix(env, dir / "store", args, dir / "stderr.txt");
   }
 };
 

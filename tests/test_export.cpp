@@ -13,6 +13,7 @@ namespace json = boost::json;
 using helix::test::RecallHome;
 using helix::test::Run;
 using helix::test::TempDir;
+using helix::test::run_helix;
 
 namespace {
 
@@ -37,19 +38,7 @@ struct Sample {
     BOOST_REQUIRE(helix("sweep").exit_code == 0);
   }
   Run helix(const std::string& args) const {
-    const auto err_file = dir / "stderr.txt";
-    const std::string cmd =
-        fmt::format("{}{} --plugins {} --store {} {} 2>{}", env, HELIX_TEST_HOST_BINARY,
-                    HELIX_TEST_PLUGIN_DIR, (dir / "store").string(), args, err_file.string());
-    Run r{0, "", ""};
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = helix::test::read_file(err_file);
-    return r;
+    return run_helix(env, dir / "store", args, dir / "stderr.txt");
   }
 };
 

@@ -4,26 +4,16 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "helix_command.hpp"
 #include "temp_dir.hpp"
 
-#ifndef HELIX_TEST_HOST_BINARY
-#error "HELIX_TEST_HOST_BINARY must name the built helix-host"
-#endif
-
 namespace helix::test {
-
-struct Run {
-  int exit_code;
-  std::string out, err;
-};
 
 inline std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (std::size_t at = text.find(from); at != std::string::npos;
@@ -89,19 +79,7 @@ class RecallHome {
 
   // Runs helix-host with this home, the build's plugins and this store.
   Run helix(const std::string& args) const {
-    const auto err_file = dir_ / "stderr.txt";
-    const std::string cmd =
-        fmt::format("{}{} --plugins {} --store {} {} 2>{}", env_, HELIX_TEST_HOST_BINARY,
-                    HELIX_TEST_PLUGIN_DIR, (dir_ / "store").string(), args, err_file.string());
-    Run r{0, "", ""};
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_file(err_file);
-    return r;
+    return run_helix(env_, dir_ / "store", args, dir_ / "stderr.txt");
   }
 
   static void plant(const std::filesystem::path& from, const std::filesystem::path& to,
