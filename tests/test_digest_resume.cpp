@@ -12,6 +12,7 @@
 #include "temp_dir.hpp"
 
 #include <boost/json.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -325,6 +326,41 @@ BOOST_AUTO_TEST_CASE(growth_after_eviction_keeps_the_digest_and_totals_of_a_fres
                                           "'") == 0);
     }
   }
+}
+
+// Grown after eviction and digested, not evicted again yet: its events hold only the growth,
+// so export and search answer from the digest, which covers every record.
+BOOST_AUTO_TEST_CASE(a_grown_evicted_session_exports_and_searches_its_digest) {
+  Home h;
+  h.sweep("store", kEvictAll);
+  const std::string claude = uid_of(h, "store", h.home(kClaudeFile));
+  const auto before = json::parse(h.digest("store", claude)).as_object();
+  append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), 1));
+  h.age_every_file();
+  h.sweep("store");  // the default caps: it stays as grown
+  BOOST_TEST(h.scalar("store", "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude +
+                                   "'") == 2);
+  const Run exported = h.helix("store", "", "export '" + claude + "' --format json");
+  BOOST_TEST_REQUIRE(exported.exit_code == 0, exported.err);
+  const auto doc = json::parse(exported.out).as_object();
+  BOOST_TEST(doc.at("evicted").as_bool());
+  const auto& digest = doc.at("digests").as_array().at(0).as_object().at("digest").as_object();
+  BOOST_TEST(digest.at("event_count").as_int64() == before.at("event_count").as_int64() + 2);
+  // A word of the first prompt, which only the digest still holds.
+  std::string word;
+  for (const char c : std::string(before.at("first_prompt").as_string())) {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += c;
+    } else if (word.size() >= 6) {
+      break;
+    } else {
+      word.clear();
+    }
+  }
+  BOOST_TEST_REQUIRE(word.size() >= 6u);
+  const Run found = h.helix("store", "", "search '" + word + "' --json --kind digest");
+  BOOST_TEST_REQUIRE(found.exit_code == 0, found.err);
+  BOOST_TEST(found.out.find(claude) != std::string::npos, word << ": " << found.out);
 }
 
 // Documents are re-read whole when they change: a rewritten Claude agent .meta.json (an event
