@@ -128,8 +128,11 @@ int64_t Retention::evictable_bytes() {
 void Retention::evict(const EvictionStep& step) {
   Transaction tx(db_);
   // What the digests have seen becomes their base: if the session grows, its digesters resume
-  // from these states and are streamed only events above the recorded offsets.
-  auto base = db_.prepare("UPDATE digests SET base_state = state WHERE session_uid = ?");
+  // from these states and are streamed only events above the recorded offsets. The state moves
+  // (one copy per evicted session in Tier 2); a digest written since has a new one.
+  auto base = db_.prepare(
+      "UPDATE digests SET base_state = COALESCE(state, base_state), state = NULL "
+      "WHERE session_uid = ?");
   base.bind(1, step.session_uid).run();
   auto coverage = db_.prepare(R"sql(
     INSERT INTO digest_coverage (session_uid, source_id, covered_offset)
