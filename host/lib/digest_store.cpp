@@ -1,5 +1,7 @@
 #include "digest_store.hpp"
 
+#include "digest_instance.hpp"  // major_version
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
 #include <set>
@@ -8,10 +10,6 @@
 namespace helix {
 
 namespace {
-
-std::string major_of(std::string_view version) {
-  return std::string(version.substr(0, version.find('.')));
-}
 
 int64_t scalar(Database& db, const std::string& sql, const std::string& param = {}) {
   auto st = db.prepare(sql);
@@ -37,7 +35,7 @@ std::set<std::string> owing_sessions(Database& db,
   auto versions = db.prepare("SELECT DISTINCT digester, digester_version FROM digests");
   while (versions.step()) {
     auto it = majors.find(versions.text(0));
-    if (it != majors.end() && major_of(versions.text(1)) != it->second)
+    if (it != majors.end() && major_version(versions.text(1)) != it->second)
       other_majors.emplace_back(versions.text(0), versions.text(1));
   }
   for (const auto& [digester, version] : other_majors) {

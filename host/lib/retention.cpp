@@ -66,7 +66,6 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_n
   const int64_t used = measure_when_needed ? used_file_bytes() : -1;
   const bool measure1 = used < 0 || used > std::min(config_.raw_soft_cap_bytes,
                                                     config_.raw_hard_cap_bytes);
-  plan.tier1_measured = measure1;
   plan.tier1_bytes = measure1 ? measured_tier1_bytes(db_) : used;
   plan.tier2_bytes = used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(db_)
                                                                      : used;

@@ -21,8 +21,9 @@ struct EvictionStep {
 };
 
 struct RetentionPlan {
-  int64_t tier1_bytes = 0, tier2_bytes = 0;  // measured before the plan (or the bound below)
-  bool tier1_measured = true;  // false: tier1_bytes is the file's used bytes, below both caps
+  // Measured before the plan; with plan(..., measure_when_needed) a tier below its caps may
+  // hold the file's used bytes instead (an upper bound).
+  int64_t tier1_bytes = 0, tier2_bytes = 0;
   int64_t soft_cap = 0, hard_cap = 0, distilled_cap = 0;
   std::vector<EvictionStep> steps;
   int64_t analyzed_now = 0;          // sessions the hard-cap pass had digested first

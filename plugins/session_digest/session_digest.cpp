@@ -84,7 +84,7 @@ class SessionDigest final : public helix::Digester {
   void resume(const helix::DigestSession& s, std::string_view state) override {
     st_ = State{};
     set_session(s);
-    ev_() = decode_state(state);
+    st_.ev = decode_state(state);
   }
 
   std::string save_state() const override { return encode_state(st_.ev); }
@@ -92,7 +92,7 @@ class SessionDigest final : public helix::Digester {
   void event(const helix::Event& e) override {
     const std::string kind(e.kind);
     const bool side = (e.flags & HELIX_EVENT_SIDECHAIN) != 0;
-    auto& ev = ev_();
+    auto& ev = st_.ev;
     ++ev.event_count;
     ++ev.kind_counts[kind];
     if (is_call(kind)) on_call(e);
@@ -115,21 +115,6 @@ class SessionDigest final : public helix::Digester {
     }
   }
 
- private:
-  EventState& ev_() { return st_.ev; }
-
-  void set_session(const helix::DigestSession& s) {
-    st_.uid_ = s.session_uid;
-    st_.flavor_ = s.flavor;
-    st_.repo_ = s.repo;
-    st_.domain_ = s.domain;
-    st_.model_ = s.model;
-    st_.branch_ = s.git_branch;
-    st_.started_ = s.started_at_ms;
-    st_.ended_ = s.ended_at_ms;
-  }
-
- public:
   void usage(const helix::Usage& u) override {
     const std::string day = iso8601(u.ts_ms > 0 ? u.ts_ms : st_.started_).substr(0, 10);
     auto& d = st_.days_[{day.empty() ? "unknown" : day, std::string(u.model)}];
@@ -191,6 +176,17 @@ class SessionDigest final : public helix::Digester {
   }
 
  private:
+  void set_session(const helix::DigestSession& s) {
+    st_.uid_ = s.session_uid;
+    st_.flavor_ = s.flavor;
+    st_.repo_ = s.repo;
+    st_.domain_ = s.domain;
+    st_.model_ = s.model;
+    st_.branch_ = s.git_branch;
+    st_.started_ = s.started_at_ms;
+    st_.ended_ = s.ended_at_ms;
+  }
+
   static std::vector<std::regex> patterns(const json::value& v, std::string_view key) {
     if (!v.is_array())
       throw std::invalid_argument(std::string(key) + " must be an array of regular expressions");
