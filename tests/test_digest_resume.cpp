@@ -328,6 +328,22 @@ BOOST_AUTO_TEST_CASE(growth_after_eviction_keeps_the_digest_and_totals_of_a_fres
   }
 }
 
+// Claude Code resumes a session into a new file that repeats its records (same uuids, same
+// session id) before the new ones. With the originals evicted, the copies are stored again, but
+// the digest does not count them twice.
+BOOST_AUTO_TEST_CASE(a_resume_repeating_evicted_records_in_a_new_file_counts_them_once) {
+  Home h;
+  h.sweep("evicting", kEvictAll);
+  const std::string claude = uid_of(h, "evicting", h.home(kClaudeFile));
+  std::string copy = helix::test::read_file(h.home(kClaudeFile));
+  if (!copy.empty() && copy.back() != '\n') copy += '\n';
+  helix::test::write_file(h.home(kClaudeFile).parent_path() / "resumed.jsonl",
+                          copy + claude_growth(h.home(kClaudeFile), 1));
+  h.age_every_file();
+  h.sweep("evicting", kEvictAll);
+  expect_same_as_fresh(h, claude, 1);
+}
+
 // Grown after eviction and digested, not evicted again yet: its events hold only the growth,
 // so export and search answer from the digest, which covers every record.
 BOOST_AUTO_TEST_CASE(a_grown_evicted_session_exports_and_searches_its_digest) {

@@ -1,8 +1,10 @@
 #include "digest_runner.hpp"
 
 #include "digest_instance.hpp"
+#include "digest_seen.hpp"
 #include "digest_store.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <memory>
@@ -104,8 +106,14 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
     for (const auto& name : started.cannot_fold) ++cannot_fold[name];
     if (started.running.empty()) continue;
     // One pass over the stored events feeds every digester; an evicted session's events that
-    // its base state already holds (digest_coverage) are skipped.
+    // its base state already holds (at covered offsets, or copies of records it saw) are skipped.
+    const std::vector<uint64_t> seen = candidate.evicted
+                                           ? seen_records(store.database(), candidate.uid)
+                                           : std::vector<uint64_t>{};
     store.for_each_event(candidate.uid, EventFilter{candidate.evicted}, [&](const EventView& e) {
+      if (!e.uid.empty() &&
+          std::binary_search(seen.begin(), seen.end(), seen_record_key(e.uid, e.ordinal)))
+        return;
       for (const DigesterInstance* d : started.running) d->event(*session, e);
     });
     for (const auto& u : session_usage(store, candidate.uid))

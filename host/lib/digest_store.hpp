@@ -70,7 +70,7 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor);
 
 // The Tier 2 tables, for the status size measurement and for documentation.
-inline constexpr const char* kTier2Tables[] = {"digests", "usage_days", "usage",
-                                               "digest_coverage"};
+inline constexpr const char* kTier2Tables[] = {"digests",         "usage_days", "usage",
+                                               "digest_coverage", "digest_seen_records"};
 
 }  // namespace helix

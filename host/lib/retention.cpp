@@ -1,5 +1,6 @@
 #include "retention.hpp"
 
+#include "digest_seen.hpp"
 #include "search_index.hpp"
 
 #include <algorithm>
@@ -140,6 +141,7 @@ void Retention::evict(const EvictionStep& step) {
     ON CONFLICT (session_uid, source_id) DO UPDATE
       SET covered_offset = MAX(covered_offset, excluded.covered_offset))sql");
   coverage.bind(1, step.session_uid).run();
+  remember_seen_records(db_, step.session_uid);
   // The usage ledger stays (Tier 2): it keeps key de-duplication and usage_days exact.
   for (const char* table : {"events", "payload_packs"}) {
     auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE session_uid = ?", table));

@@ -249,9 +249,10 @@ DROP INDEX usage_source;
 
 // Version 7. Growth after eviction: the usage ledger stays (Tier 2 from now on), each digest
 // keeps the digester's resumable state (`state`, with every digest; `base_state`, as of the
-// last eviction), and digest_coverage records, per evicted session and source, the highest
-// event offset the base state has seen, so events re-read after a rewrite are not digested
-// twice. The partial index finds the sessions whose digests are stale without a scan, the
+// last eviction), digest_coverage records, per evicted session and source, the highest event
+// offset the base state has seen, so events re-read after a rewrite are not digested twice, and
+// digest_seen_records the native record ids it has seen, so copies of them (a resumed session
+// repeats its records in a new file) are not digested twice either. The partial index finds the sessions whose digests are stale without a scan, the
 // digests index answers "which digester versions are stored" from the index alone, and the
 // search row of a digest follows its json only (not its states).
 constexpr const char* kSchemaV7Resume = R"sql(
@@ -262,6 +263,10 @@ CREATE TABLE digest_coverage (
   source_id   INTEGER NOT NULL,
   covered_offset INTEGER NOT NULL,  -- events of this source at or below it are in base_state
   PRIMARY KEY (session_uid, source_id)
+);
+CREATE TABLE digest_seen_records (
+  session_uid TEXT PRIMARY KEY,
+  keys        BLOB NOT NULL  -- sorted XXH3-64 keys of the native record ids the base state saw
 );
 CREATE INDEX sessions_stale ON sessions(uid)
   WHERE analyzed_at_ms IS NULL OR ingested_at_ms > analyzed_at_ms;
