@@ -101,6 +101,18 @@ BOOST_AUTO_TEST_CASE(truncated_adapter_table_is_refused_with_both_sizes) {
                                           HELIX_ABI_MINOR, sizeof(helix_adapter_vtable))));
 }
 
+// ABI 1.2 appended resume_session: a digester built against 1.1 (its table ends before it)
+// still loads, and the host never reads the member it does not have.
+BOOST_AUTO_TEST_CASE(an_abi_1_1_digester_loads_on_this_host) {
+  helix::PluginRegistry registry;
+  registry.load_directory(kRoot / "digester_abi_1_1");
+  BOOST_TEST(registry.refused().empty());
+  BOOST_TEST_REQUIRE(registry.digesters().size() == 1u);
+  const helix::PluginInfo& p = *registry.digesters()[0];
+  BOOST_TEST(p.abi_minor == 1u);
+  BOOST_TEST(p.digester->struct_size == offsetof(helix_digester_vtable, resume_session));
+}
+
 BOOST_AUTO_TEST_CASE(duplicate_name_is_refused_naming_both_paths) {
   helix::PluginRegistry registry;
   registry.load_directory(kRoot / "duplicate");

@@ -38,7 +38,9 @@ boost::json::array digests_json(const std::vector<StoredDigest>& digests) {
 }
 
 std::string render(Store& store, const SessionRow& s, const std::string& format) {
-  const bool evicted = s.evicted_at_ms > 0 && s.event_count == 0;
+  // Evicted, also when grown since (its events then hold only the growth): the digest, which
+  // covers every record, is the session, as `show` prints it.
+  const bool evicted = s.evicted_at_ms > 0;
   if (format == "md") {
     if (evicted) return markdown_digest(s, stored_digests(store, s.uid));
     return markdown_transcript(s, store.events(s.uid, /*with_bodies=*/true));

@@ -112,7 +112,8 @@ void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Co
                            bool quiet) {
   Retention retention(store.database(), config.retention, now_ms());
   RetentionPlan plan =
-      retention.plan([&] { return run_digests(store, plugins, config).sessions_digested; });
+      retention.plan([&] { return run_digests(store, plugins, config).sessions_digested; },
+                     /*measure_when_needed=*/true);
   retention.apply(plan);
   report_losses(plan);
   if (!quiet && (!plan.steps.empty() || plan.tier2_over_cap))

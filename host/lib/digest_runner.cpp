@@ -1,8 +1,10 @@
 #include "digest_runner.hpp"
 
 #include "digest_instance.hpp"
+#include "digest_seen.hpp"
 #include "digest_store.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <memory>
@@ -16,11 +18,54 @@ int64_t now_ms() {
       .count();
 }
 
-bool stale(const DigestCandidate& c, const PluginInfo& plugin) {
+// What one digester does with one candidate session.
+enum class Plan { skip, begin, resume, cannot_fold };
+
+Plan plan_for(const DigestCandidate& c, const DigesterInstance& d) {
+  const PluginInfo& plugin = d.plugin();
   auto it = c.digests.find(plugin.name);
-  if (it == c.digests.end()) return true;
-  return it->second.digested_at_ms < c.ingested_at_ms ||
-         major_version(it->second.version) != major_version(plugin.version);
+  const bool have = it != c.digests.end();
+  const bool same_major = have && major_version(it->second.version) == major_version(plugin.version);
+  const bool grew = !have || it->second.digested_at_ms < c.ingested_at_ms;
+  if (!c.evicted) return grew || !same_major ? Plan::begin : Plan::skip;
+  // Evicted: the earlier events are gone, so only growth can be folded into the digest, from
+  // the state saved at eviction, by the same major version.
+  if (!have || !same_major || !grew) return Plan::skip;
+  return d.can_resume() && it->second.has_base_state ? Plan::resume : Plan::cannot_fold;
+}
+
+// The digesters due for one session, started (begin or resume) and ready for its events.
+struct Started {
+  std::vector<const DigesterInstance*> running;
+  std::vector<std::string> cannot_fold;  // digester names
+};
+
+Started start_session(Store& store, const DigestCandidate& c, const SessionRow& session,
+                      const std::vector<std::unique_ptr<DigesterInstance>>& digesters,
+                      DigestReport& report) {
+  Started out;
+  for (const auto& d : digesters) {
+    switch (plan_for(c, *d)) {
+      case Plan::skip:
+        break;
+      case Plan::cannot_fold:
+        out.cannot_fold.push_back(d->plugin().name);
+        break;
+      case Plan::begin:
+        d->begin(session);
+        out.running.push_back(d.get());
+        break;
+      case Plan::resume:
+        try {
+          d->resume(session, base_state(store, c.uid, d->plugin().name).value_or(""));
+          out.running.push_back(d.get());
+        } catch (const std::exception& e) {
+          report.problems.push_back(e.what());
+        }
+        break;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -51,24 +96,38 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
     }
   }
   const std::string primary = primary_digester(config);
-  for (const auto& candidate : digest_candidates(store)) {
-    if (!candidate.has_tier1_rows) continue;  // raw data gone: the stored digest is all there is
-    std::vector<const DigesterInstance*> due;
-    for (const auto& d : digesters)
-      if (stale(candidate, d->plugin())) due.push_back(d.get());
-    if (due.empty()) continue;
+  std::map<std::string, std::string> majors;
+  for (const auto& d : digesters) majors[d->plugin().name] = major_version(d->plugin().version);
+  std::map<std::string, int64_t> cannot_fold;  // digester -> grown evicted sessions
+  for (const auto& candidate : digest_candidates(store, majors)) {
     auto session = store.session(candidate.uid);
     if (!session) continue;
-    const auto events = store.events(candidate.uid, /*with_bodies=*/true);
-    const auto usage = session_usage(store, candidate.uid);
+    Started started = start_session(store, candidate, *session, digesters, report);
+    for (const auto& name : started.cannot_fold) ++cannot_fold[name];
+    if (started.running.empty()) continue;
+    // One pass over the stored events feeds every digester; an evicted session's events that
+    // its base state already holds (at covered offsets, or copies of records it saw) are skipped.
+    const std::vector<uint64_t> seen = candidate.evicted
+                                           ? seen_records(store.database(), candidate.uid)
+                                           : std::vector<uint64_t>{};
+    store.for_each_event(candidate.uid, EventFilter{candidate.evicted}, [&](const EventView& e) {
+      if (!e.uid.empty() &&
+          std::binary_search(seen.begin(), seen.end(), seen_record_key(e.uid, e.ordinal)))
+        return;
+      for (const DigesterInstance* d : started.running) d->event(*session, e);
+    });
+    for (const auto& u : session_usage(store, candidate.uid))
+      for (const DigesterInstance* d : started.running) d->usage(*session, u);
     std::vector<DigestRow> fresh;
     std::optional<std::string> primary_json;
-    for (const DigesterInstance* d : due) {
+    for (const DigesterInstance* d : started.running) {
       try {
+        DigestOutput out = d->end(*session);
         DigestRow row;
         row.digester = d->plugin().name;
         row.version = d->plugin().version;
-        row.json = d->digest(*session, events, usage);
+        row.json = std::move(out.json);
+        row.state = std::move(out.state);
         if (row.digester == primary) primary_json = row.json;
         fresh.push_back(std::move(row));
       } catch (const std::exception& e) {
@@ -82,6 +141,11 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
     ++report.sessions_digested;
     for (const auto& row : fresh) ++report.by_digester[row.digester];
   }
+  for (const auto& [name, n] : cannot_fold)
+    report.problems.push_back(fmt::format(
+        "digester '{}' cannot fold the growth of {} session(s) whose raw data was evicted (it "
+        "does not resume, or the store kept no state for it); their previous digests are kept",
+        name, n));
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

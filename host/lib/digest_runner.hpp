@@ -21,7 +21,8 @@ struct DigestReport {
 
 // A session is digested by a configured digester when it has no digest from it, when events
 // arrived after that digest, or when the stored digest came from another major version of the
-// plugin. Sessions already evicted from Tier 1 (or with no Tier 1 rows left) keep their digests.
+// plugin. A session whose raw data was evicted keeps its digest unless it grew since: then a
+// digester that can resume folds the new events into the state saved at eviction.
 DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Config& config);
 
 // The primary digester's name: the first of [digest] digesters ("" when the list is empty).

@@ -1,41 +1,106 @@
 #include "digest_store.hpp"
 
+#include "digest_instance.hpp"  // major_version
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <set>
 #include <stdexcept>
 
 namespace helix {
 
-std::vector<DigestCandidate> digest_candidates(Store& store) {
+namespace {
+
+int64_t scalar(Database& db, const std::string& sql, const std::string& param = {}) {
+  auto st = db.prepare(sql);
+  if (!param.empty()) st.bind(1, param);
+  st.step();
+  return st.integer(0);
+}
+
+// The uids of sessions some configured digester may owe a digest (see digest_candidates).
+std::set<std::string> owing_sessions(Database& db,
+                                     const std::map<std::string, std::string>& majors) {
+  std::set<std::string> uids;
+  auto collect = [&](Statement& st) {
+    while (st.step()) uids.insert(st.text(0));
+  };
+  {  // the partial index sessions_stale holds exactly these rows
+    auto stale = db.prepare(
+        "SELECT uid FROM sessions WHERE analyzed_at_ms IS NULL OR ingested_at_ms > "
+        "analyzed_at_ms");
+    collect(stale);
+  }
+  std::vector<std::pair<std::string, std::string>> other_majors;
+  auto versions = db.prepare("SELECT DISTINCT digester, digester_version FROM digests");
+  while (versions.step()) {
+    auto it = majors.find(versions.text(0));
+    if (it != majors.end() && major_version(versions.text(1)) != it->second)
+      other_majors.emplace_back(versions.text(0), versions.text(1));
+  }
+  for (const auto& [digester, version] : other_majors) {
+    auto st = db.prepare(
+        "SELECT session_uid FROM digests WHERE digester = ? AND digester_version = ?");
+    st.bind(1, digester).bind(2, version);
+    collect(st);
+  }
+  const int64_t sessions = scalar(db, "SELECT COUNT(*) FROM sessions");
+  for (const auto& [digester, major] : majors) {
+    if (scalar(db, "SELECT COUNT(*) FROM digests WHERE digester = ?", digester) >= sessions)
+      continue;  // every session has one
+    auto missing = db.prepare(R"sql(
+      SELECT uid FROM sessions s WHERE NOT EXISTS
+        (SELECT 1 FROM digests d WHERE d.session_uid = s.uid AND d.digester = ?))sql");
+    missing.bind(1, digester);
+    collect(missing);
+  }
+  return uids;
+}
+
+}  // namespace
+
+std::vector<DigestCandidate> digest_candidates(Store& store,
+                                               const std::map<std::string, std::string>& majors) {
   auto& db = store.database();
   std::vector<DigestCandidate> out;
-  std::map<std::string, std::size_t> index;
-  auto sessions = db.prepare(R"sql(
-    SELECT s.uid, COALESCE(s.ingested_at_ms, 0),
-      EXISTS (SELECT 1 FROM events e WHERE e.session_uid = s.uid AND e.shadowed = 0) OR
-      EXISTS (SELECT 1 FROM usage u WHERE u.session_uid = s.uid)
-    FROM sessions s WHERE s.evicted_at_ms IS NULL ORDER BY s.uid)sql");
-  while (sessions.step()) {
+  auto session = db.prepare(
+      "SELECT COALESCE(ingested_at_ms, 0), evicted_at_ms IS NOT NULL FROM sessions WHERE uid = ?");
+  auto digests = db.prepare(R"sql(
+    SELECT digester, digester_version, digested_at_ms, base_state IS NOT NULL
+    FROM digests WHERE session_uid = ?)sql");
+  for (const auto& uid : owing_sessions(db, majors)) {
     DigestCandidate c;
-    c.uid = sessions.text(0);
-    c.ingested_at_ms = sessions.integer(1);
-    c.has_tier1_rows = sessions.integer(2) != 0;
-    index[c.uid] = out.size();
+    c.uid = uid;
+    session.bind(1, uid);
+    if (session.step()) {
+      c.ingested_at_ms = session.integer(0);
+      c.evicted = session.integer(1) != 0;
+    }
+    session.reset();
+    digests.bind(1, uid);
+    while (digests.step()) {
+      DigestRow d;
+      d.session_uid = uid;
+      d.digester = digests.text(0);
+      d.version = digests.text(1);
+      d.digested_at_ms = digests.integer(2);
+      d.has_base_state = digests.integer(3) != 0;
+      c.digests[d.digester] = std::move(d);
+    }
+    digests.reset();
     out.push_back(std::move(c));
   }
-  auto digests = db.prepare(
-      "SELECT session_uid, digester, digester_version, digested_at_ms FROM digests");
-  while (digests.step()) {
-    auto it = index.find(digests.text(0));
-    if (it == index.end()) continue;
-    DigestRow d;
-    d.session_uid = digests.text(0);
-    d.digester = digests.text(1);
-    d.version = digests.text(2);
-    d.digested_at_ms = digests.integer(3);
-    out[it->second].digests[d.digester] = std::move(d);
-  }
   return out;
+}
+
+std::optional<std::string> base_state(Store& store, const std::string& uid,
+                                      const std::string& digester) {
+  auto st = store.database().prepare(
+      "SELECT base_state FROM digests WHERE session_uid = ? AND digester = ? AND base_state IS "
+      "NOT NULL");
+  st.bind(1, uid).bind(2, digester);
+  if (!st.step()) return std::nullopt;
+  return st.blob(0);
 }
 
 std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
@@ -87,7 +152,13 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
       "digester = ?");
   st.bind(1, uid).bind(2, digester);
   if (!st.step()) return std::nullopt;
-  return DigestRow{uid, digester, st.text(0), st.text(2), st.integer(1)};
+  DigestRow row;
+  row.session_uid = uid;
+  row.digester = digester;
+  row.version = st.text(0);
+  row.json = st.text(2);
+  row.digested_at_ms = st.integer(1);
+  return row;
 }
 
 namespace {
@@ -133,12 +204,17 @@ void write_digests(Store& store, const std::string& uid, const std::vector<Diges
   auto& db = store.database();
   Transaction tx(db);
   auto put = db.prepare(R"sql(
-    INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json)
-    VALUES (?, ?, ?, ?, ?)
+    INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json, state)
+    VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (session_uid, digester) DO UPDATE SET digester_version = excluded.digester_version,
-      digested_at_ms = excluded.digested_at_ms, json = excluded.json)sql");
-  for (const auto& d : fresh)
-    put.bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json).run();
+      digested_at_ms = excluded.digested_at_ms, json = excluded.json,
+      state = excluded.state)sql");
+  for (const auto& d : fresh) {
+    put.bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
+    if (d.state.empty()) put.bind_null(6); else put.bind_blob(6, d.state);
+    put.run();
+  }
+  // Recomputed from the whole usage ledger (kept across eviction), so never double counted.
   // The day of a call without a time is the session's first day.
   auto clear = db.prepare("DELETE FROM usage_days WHERE session_uid = ?");
   clear.bind(1, uid).run();

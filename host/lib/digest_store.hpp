@@ -14,9 +14,11 @@ namespace helix {
 struct DigestRow {
   std::string session_uid, digester, version, json;
   int64_t digested_at_ms = 0;
+  std::string state;            // the digester's resumable state with this digest ("" = none)
+  bool has_base_state = false;  // a state as of the last eviction is stored (candidates only)
 };
 
-// A Tier 1 usage row (one model call), as a digester receives it.
+// A usage row (one model call, the cost ledger: never evicted), as a digester receives it.
 struct StoredUsage {
   std::string key, model;
   int64_t ts_ms = 0, source_offset = 0, input_tokens = 0, output_tokens = 0,
@@ -29,20 +31,29 @@ struct StoredUsage {
 struct DigestCandidate {
   std::string uid;
   int64_t ingested_at_ms = 0;
-  bool has_tier1_rows = false;                 // events or usage still in Tier 1
-  std::map<std::string, DigestRow> digests;    // by digester name (json left empty)
+  bool evicted = false;                        // its earlier raw events are gone
+  std::map<std::string, DigestRow> digests;    // by digester name (json and state left empty)
 };
 
-// Sessions not yet evicted, with what is known of their digests.
-std::vector<DigestCandidate> digest_candidates(Store& store);
+// The sessions some configured digester may owe a digest, with what is known of their digests:
+// those with records newer than their last analysis (an indexed lookup), those digested by
+// another major version of a configured digester, and those a configured digester has no
+// digest of. `majors` maps each configured digester to its major version. A no-op sweep reads
+// indexes only.
+std::vector<DigestCandidate> digest_candidates(Store& store,
+                                               const std::map<std::string, std::string>& majors);
+
+// The state the digester's digest of `uid` had when the session was last evicted.
+std::optional<std::string> base_state(Store& store, const std::string& uid,
+                                      const std::string& digester);
 
 std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
 
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester);
 
-// Replaces the session's digests by `fresh` (one per digester), rebuilds its usage_days rows
-// from Tier 1 usage with costs from `primary` (the primary digester's digest, fresh or stored),
+// Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
+// usage_days rows from the usage ledger with costs from `primary` (the primary digester's digest, fresh or stored),
 // and sets analyzed_at, outcome and task_ref (from `primary`), all in one transaction.
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
                    const std::optional<std::string>& primary_json, int64_t now_ms);
@@ -59,6 +70,7 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor);
 
 // The Tier 2 tables, for the status size measurement and for documentation.
-inline constexpr const char* kTier2Tables[] = {"digests", "usage_days"};
+inline constexpr const char* kTier2Tables[] = {"digests",         "usage_days", "usage",
+                                               "digest_coverage", "digest_seen_records"};
 
 }  // namespace helix

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <fmt/format.h>
 #include <regex>
@@ -50,10 +51,11 @@ std::string adapter_table_problem(const helix_adapter_vtable* vt) {
 // Why a digester's function table cannot be used, or "" when it can.
 std::string digester_table_problem(const helix_digester_vtable* vt) {
   if (!vt) return "its digester function table is NULL";
-  if (vt->struct_size < sizeof(helix_digester_vtable))
-    return fmt::format("its digester table is {} bytes, smaller than ABI {}.{} requires ({})",
-                       vt->struct_size, HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
-                       sizeof(helix_digester_vtable));
+  // ABI 1.1 tables end before resume_session (ABI 1.2); readers check struct_size for it.
+  constexpr std::size_t kMinimum = offsetof(helix_digester_vtable, resume_session);
+  if (vt->struct_size < kMinimum)
+    return fmt::format("its digester table is {} bytes, smaller than ABI {}.1 requires ({})",
+                       vt->struct_size, HELIX_ABI_MAJOR, kMinimum);
   if (!vt->create || !vt->destroy || !vt->begin_session || !vt->event || !vt->usage ||
       !vt->end_session)
     return "one of its required callbacks (create, destroy, begin_session, event, usage, "

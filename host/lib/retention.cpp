@@ -1,9 +1,11 @@
 #include "retention.hpp"
 
+#include "digest_seen.hpp"
 #include "search_index.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <set>
 
 namespace helix {
@@ -18,10 +20,14 @@ Retention::Retention(Database& db, const RetentionConfig& config, int64_t now_ms
                      int64_t quiet_period_ms)
     : db_(db), config_(config), now_ms_(now_ms), quiet_period_ms_(quiet_period_ms) {}
 
-std::vector<Retention::Candidate> Retention::candidates(bool analyzed) {
+std::vector<Retention::Candidate> Retention::candidates(bool analyzed, int64_t idle_before_ms) {
+  // Analyzed = its digest is fresh (no record arrived after it), also for a session evicted
+  // before that grew and was digested again; the others are the hard-cap pass's. Either way
+  // only sessions with Tier 1 rows left (events or packs; the usage ledger is Tier 2).
   // A session's Tier 1 bytes: its compressed packs exactly, its rows approximately (the
   // store-wide total that the passes compare with the caps is measured, not summed). Its last
-  // activity: its newest record, or the last change of a file it came from.
+  // activity: its newest record, or the last change of a file it came from. `idle_before_ms`
+  // keeps only sessions ingested before it, so the backstop does not visit every session.
   auto st = db_.prepare(fmt::format(R"sql(
     SELECT s.uid, COALESCE(s.analyzed_at_ms, 0),
       MAX(COALESCE(s.ended_at_ms, 0), COALESCE((SELECT MAX(src.mtime_ns) / 1000000 FROM sources src
@@ -32,19 +38,38 @@ std::vector<Retention::Candidate> Retention::candidates(bool analyzed) {
       + COALESCE((SELECT SUM(96 + COALESCE(length(summary), 0) + COALESCE(length(uid), 0) * 2)
                   FROM events e WHERE e.session_uid = s.uid), 0)
     FROM sessions s
-    WHERE s.evicted_at_ms IS NULL AND s.analyzed_at_ms IS {} NULL
+    WHERE {} AND COALESCE(s.ingested_at_ms, 0) < ?1
+      AND (EXISTS (SELECT 1 FROM events e WHERE e.session_uid = s.uid)
+           OR EXISTS (SELECT 1 FROM payload_packs p WHERE p.session_uid = s.uid))
     ORDER BY {}, s.uid)sql",
-      analyzed ? "NOT" : "", analyzed ? "s.analyzed_at_ms" : "COALESCE(s.started_at_ms, 0)"));
+      analyzed ? "s.analyzed_at_ms >= COALESCE(s.ingested_at_ms, 0)"
+               : "(s.analyzed_at_ms IS NULL OR s.ingested_at_ms > s.analyzed_at_ms)",
+      analyzed ? "s.analyzed_at_ms" : "COALESCE(s.started_at_ms, 0)"));
+  st.bind(1, idle_before_ms);
   std::vector<Candidate> out;
   while (st.step())
     out.push_back({st.text(0), st.integer(4), st.integer(1), st.integer(2), st.integer(3)});
   return out;
 }
 
-RetentionPlan Retention::plan(const AnalyzeNow& analyze_now) {
+// The bytes the file's pages hold: an upper bound of each tier, known without dbstat.
+int64_t Retention::used_file_bytes() {
+  auto st = db_.prepare(
+      "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count, "
+      "pragma_freelist_count, pragma_page_size");
+  st.step();
+  return st.integer(0);
+}
+
+RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_needed) {
   RetentionPlan plan;
-  plan.tier1_bytes = measured_tier1_bytes(db_);
-  plan.tier2_bytes = measured_tier2_bytes(db_);
+  // dbstat reads every page; a tier cannot exceed the file, so a small file needs no measure.
+  const int64_t used = measure_when_needed ? used_file_bytes() : -1;
+  const bool measure1 = used < 0 || used > std::min(config_.raw_soft_cap_bytes,
+                                                    config_.raw_hard_cap_bytes);
+  plan.tier1_bytes = measure1 ? measured_tier1_bytes(db_) : used;
+  plan.tier2_bytes = used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(db_)
+                                                                     : used;
   plan.soft_cap = config_.raw_soft_cap_bytes;
   plan.hard_cap = config_.raw_hard_cap_bytes;
   plan.distilled_cap = config_.distilled_cap_bytes;
@@ -61,13 +86,15 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now) {
   // is the raw copy's in this cache (from its last ingest or activity), so a first sweep of old
   // history does not drop what it just read.
   const int64_t max_age_ms = config_.raw_max_age_days * 86400 * 1000;
-  for (const auto& c : candidates(true))
+  for (const auto& c : candidates(true, now_ms_ - max_age_ms))
     if (!active(c) && now_ms_ - std::max(c.last_activity, c.ingested_at) > max_age_ms)
       take(c, "backstop", true);
 
   // 3. Budget: oldest analyzed first while above the soft cap; never un-analyzed data.
+  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
   auto budget_pass = [&] {
-    for (const auto& c : candidates(true)) {
+    if (usage <= plan.soft_cap) return;
+    for (const auto& c : candidates(true, kAll)) {
       if (usage <= plan.soft_cap) break;
       if (!chosen.count(c.uid) && !active(c)) take(c, "budget", true);
     }
@@ -80,7 +107,7 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now) {
     if (plan.analyzed_now > 0) budget_pass();
   }
   if (usage > plan.hard_cap)
-    for (const auto& c : candidates(false)) {
+    for (const auto& c : candidates(false, kAll)) {
       if (usage <= plan.hard_cap) break;
       if (!active(c)) take(c, "hard_cap", false);
     }
@@ -93,14 +120,30 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now) {
 
 int64_t Retention::evictable_bytes() {
   int64_t n = 0;
-  for (const auto& c : candidates(true))
+  for (const auto& c : candidates(true, std::numeric_limits<int64_t>::max()))
     if (!active(c)) n += c.bytes;
   return n;
 }
 
 void Retention::evict(const EvictionStep& step) {
   Transaction tx(db_);
-  for (const char* table : {"events", "payload_packs", "usage"}) {
+  // What the digests have seen becomes their base: if the session grows, its digesters resume
+  // from these states and are streamed only events above the recorded offsets. The state moves
+  // (one copy per evicted session in Tier 2); a digest written since has a new one.
+  auto base = db_.prepare(
+      "UPDATE digests SET base_state = COALESCE(state, base_state), state = NULL "
+      "WHERE session_uid = ?");
+  base.bind(1, step.session_uid).run();
+  auto coverage = db_.prepare(R"sql(
+    INSERT INTO digest_coverage (session_uid, source_id, covered_offset)
+    SELECT session_uid, source_id, MAX(source_offset) FROM events WHERE session_uid = ?
+    GROUP BY source_id
+    ON CONFLICT (session_uid, source_id) DO UPDATE
+      SET covered_offset = MAX(covered_offset, excluded.covered_offset))sql");
+  coverage.bind(1, step.session_uid).run();
+  remember_seen_records(db_, step.session_uid);
+  // The usage ledger stays (Tier 2): it keeps key de-duplication and usage_days exact.
+  for (const char* table : {"events", "payload_packs"}) {
     auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE session_uid = ?", table));
     st.bind(1, step.session_uid).run();
   }

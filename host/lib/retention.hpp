@@ -21,7 +21,9 @@ struct EvictionStep {
 };
 
 struct RetentionPlan {
-  int64_t tier1_bytes = 0, tier2_bytes = 0;  // measured before the plan
+  // Measured before the plan; with plan(..., measure_when_needed) a tier below its caps may
+  // hold the file's used bytes instead (an upper bound).
+  int64_t tier1_bytes = 0, tier2_bytes = 0;
   int64_t soft_cap = 0, hard_cap = 0, distilled_cap = 0;
   std::vector<EvictionStep> steps;
   int64_t analyzed_now = 0;          // sessions the hard-cap pass had digested first
@@ -39,8 +41,10 @@ class Retention {
   Retention(Database& db, const RetentionConfig& config, int64_t now_ms,
             int64_t quiet_period_ms = 3600 * 1000);
 
-  // The passes of §5.2 in order, without deleting anything.
-  RetentionPlan plan(const AnalyzeNow& analyze_now = {});
+  // The passes of §5.2 in order, without deleting anything. With `measure_when_needed` (a
+  // sweep), the tiers are measured only when the file's used bytes exceed a cap: a tier cannot
+  // be larger than the file, and measuring reads every page.
+  RetentionPlan plan(const AnalyzeNow& analyze_now = {}, bool measure_when_needed = false);
   // Carries the plan out: drops each session's Tier 1 rows, sets evicted_at, records data loss,
   // and returns the freed pages to the file system.
   void apply(const RetentionPlan& plan);
@@ -52,7 +56,10 @@ class Retention {
     std::string uid;
     int64_t bytes = 0, analyzed_at = 0, last_activity = 0, ingested_at = 0;
   };
-  std::vector<Candidate> candidates(bool analyzed);
+  // Sessions with Tier 1 rows whose digest is fresh (analyzed) or not, ingested before
+  // `idle_before_ms`.
+  std::vector<Candidate> candidates(bool analyzed, int64_t idle_before_ms);
+  int64_t used_file_bytes();
   bool active(const Candidate& c) const { return now_ms_ - c.last_activity < quiet_period_ms_; }
   void evict(const EvictionStep& step);
 

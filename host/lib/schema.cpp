@@ -247,6 +247,38 @@ CREATE INDEX usage_position ON usage(source_id, source_offset);
 DROP INDEX usage_source;
 )sql";
 
+// Version 7. Growth after eviction: the usage ledger stays (Tier 2 from now on), each digest
+// keeps the digester's resumable state (`state`, with every digest; `base_state`, as of the
+// last eviction), digest_coverage records, per evicted session and source, the highest event
+// offset the base state has seen, so events re-read after a rewrite are not digested twice, and
+// digest_seen_records the native record ids it has seen, so copies of them (a resumed session
+// repeats its records in a new file) are not digested twice either. The partial index finds the sessions whose digests are stale without a scan, the
+// digests index answers "which digester versions are stored" from the index alone, and the
+// search row of a digest follows its json only (not its states).
+constexpr const char* kSchemaV7Resume = R"sql(
+ALTER TABLE digests ADD COLUMN state BLOB;
+ALTER TABLE digests ADD COLUMN base_state BLOB;
+CREATE TABLE digest_coverage (
+  session_uid TEXT    NOT NULL,
+  source_id   INTEGER NOT NULL,
+  covered_offset INTEGER NOT NULL,  -- events of this source at or below it are in base_state
+  PRIMARY KEY (session_uid, source_id)
+);
+CREATE TABLE digest_seen_records (
+  session_uid TEXT PRIMARY KEY,
+  keys        BLOB NOT NULL  -- sorted XXH3-64 keys of the native record ids the base state saw
+);
+CREATE INDEX sessions_stale ON sessions(uid)
+  WHERE analyzed_at_ms IS NULL OR ingested_at_ms > analyzed_at_ms;
+CREATE INDEX digests_version ON digests(digester, digester_version);
+DROP TRIGGER search_digests_change;
+CREATE TRIGGER search_digests_change AFTER UPDATE OF json ON digests BEGIN
+  DELETE FROM search_digests WHERE rowid = old.rowid;
+  INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+    SELECT * FROM search_digest_rows WHERE digest_rowid = new.rowid;
+END;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -259,6 +291,7 @@ constexpr Migration kMigrations[] = {
     {4, kSchemaV4Redactions},
     {5, kSchemaV5Retention},
     {6, kSchemaV6UsagePosition},
+    {7, kSchemaV7Resume},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

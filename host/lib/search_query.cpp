@@ -23,15 +23,17 @@ constexpr const char* kEventHits = R"sql(
     AND (?7 = 0 OR e.ts_ms >= ?7) AND (?8 = '' OR e.kind = ?8)
   ORDER BY search_events.rank LIMIT ?9)sql";
 
-// Tier 2: digests of sessions that have no visible events left (evicted); the others answer
-// from Tier 1, so a session is not listed twice for the same text.
+// Tier 2: digests of sessions whose raw data was evicted (also when they grew since: the events
+// stored since hold only the growth) or that have no visible events; the others answer from
+// Tier 1, so a session is not listed twice for the same text.
 constexpr const char* kDigestHits = R"sql(
   SELECT s.uid, s.flavor, COALESCE(s.title, s.prompt_title), s.repo,
     COALESCE(s.ended_at_ms, s.started_at_ms, 0),
     snippet(search_digests, -1, ?2, ?3, '…', ?4), search_digests.rank
   FROM search_digests JOIN sessions s ON s.uid = search_digests.session_uid
   WHERE search_digests MATCH ?1
-    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_uid = s.uid AND e.shadowed = 0)
+    AND (s.evicted_at_ms IS NOT NULL
+         OR NOT EXISTS (SELECT 1 FROM events e WHERE e.session_uid = s.uid AND e.shadowed = 0))
     AND (?5 = '' OR s.flavor = ?5) AND (?6 = '' OR s.repo = ?6)
     AND (?7 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?7)
   ORDER BY search_digests.rank LIMIT ?8)sql";

@@ -1,5 +1,6 @@
-// The Helix store: one SQLite file holding Tier 1 (sources, events, usage, payload packs) and
-// the session rows. All writes of one ingested chunk commit in one transaction.
+// The Helix store: one SQLite file holding Tier 1 (sources, events, payload packs), the usage
+// ledger (Tier 2: kept across eviction) and the session rows. All writes of one ingested chunk
+// commit in one transaction.
 #pragma once
 
 #include "database.hpp"
@@ -8,8 +9,10 @@
 #include "source_cursor.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -38,6 +41,20 @@ struct EventRow {
       payload_ref, text, payload;
   bool is_sidechain = false;
   int64_t tokens = 0;  // usage of the model call whose kept record this is (ordinal 0 only)
+};
+
+// One stored event as for_each_event hands it out: views valid during the callback only.
+struct EventView {
+  int64_t seq = 0, ts_ms = 0, source_offset = 0, ordinal = 0;
+  std::string_view kind, role, tool, summary, uid, parent_uid, call_id, model, text;
+  bool is_sidechain = false;
+};
+
+// Which of a session's events for_each_event visits.
+struct EventFilter {
+  // Skip events at or below the offset digest_coverage records for their source: what the
+  // digests' base state already holds (a session resumed after eviction).
+  bool skip_covered = false;
 };
 
 struct SessionFilter {
@@ -78,6 +95,10 @@ class Store {
   std::vector<SessionRow> sessions(const SessionFilter& filter);
   std::optional<SessionRow> session(const std::string& uid);
   std::vector<EventRow> events(const std::string& uid, bool with_bodies);
+  // The session's visible events in seq order with their texts, one at a time: only the pack
+  // of the current event is held decompressed, so memory does not grow with the session.
+  void for_each_event(const std::string& uid, const EventFilter& filter,
+                      const std::function<void(const EventView&)>& visit);
   StoreStatus status();
 
  private:

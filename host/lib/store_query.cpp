@@ -159,6 +159,48 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
   return out;
 }
 
+void Store::for_each_event(const std::string& uid, const EventFilter& filter,
+                           const std::function<void(const EventView&)>& visit) {
+  auto st = db_.prepare(R"sql(
+    SELECT e.seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool, e.summary, e.uid,
+      e.parent_uid, e.call_id, e.model, e.is_sidechain, e.pack_id, e.text_off, e.text_len
+    FROM events e
+    WHERE e.session_uid = ?1 AND e.shadowed = 0
+      AND (?2 = 0 OR NOT EXISTS (SELECT 1 FROM digest_coverage c WHERE c.session_uid = ?1
+                                   AND c.source_id = e.source_id
+                                   AND e.source_offset <= c.covered_offset))
+    ORDER BY e.seq)sql");
+  st.bind(1, uid).bind(2, static_cast<int64_t>(filter.skip_covered));
+  auto pack = db_.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  int64_t pack_id = -1;
+  std::string raw;              // the current pack, decompressed
+  std::string columns[8];       // the current row's short text columns
+  while (st.step()) {
+    EventView v;
+    v.seq = st.integer(0);
+    v.ts_ms = st.integer(1);
+    v.source_offset = st.integer(2);
+    v.ordinal = st.integer(3);
+    std::string_view* views[] = {&v.kind, &v.role,       &v.tool,    &v.summary,
+                                 &v.uid,  &v.parent_uid, &v.call_id, &v.model};
+    for (int i = 0; i < 8; ++i) *views[i] = columns[i] = st.text(4 + i);
+    v.is_sidechain = st.integer(12) != 0;
+    if (!st.is_null(13) && !st.is_null(14)) {
+      if (st.integer(13) != pack_id) {
+        pack_id = st.integer(13);
+        pack.bind(1, pack_id);
+        raw = pack.step() ? decompress(pack.blob(1), pack.integer(0)) : std::string();
+        pack.reset();
+      }
+      const int64_t off = st.integer(14), len = st.integer(15);
+      if (off >= 0 && off + len <= static_cast<int64_t>(raw.size()))
+        v.text = std::string_view(raw).substr(static_cast<std::size_t>(off),
+                                              static_cast<std::size_t>(len));
+    }
+    visit(v);
+  }
+}
+
 StoreStatus Store::status() {
   StoreStatus s;
   auto count = [&](const char* sql) {
@@ -194,13 +236,15 @@ int64_t pages_where(Database& db, const char* where) {
 }  // namespace
 
 int64_t measured_tier1_bytes(Database& db) {
-  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'events', 'usage',
+  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'events',
       'payload_packs', 'warnings', 'search_backlog', 'session_redactions')
       OR tbl_name LIKE 'search\_events%' ESCAPE '\')sql");
 }
 
 int64_t measured_tier2_bytes(Database& db) {
-  return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events')
+  // The usage ledger is Tier 2: one small row per model call, kept with the digests.
+  return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events', 'usage',
+      'digest_coverage', 'digest_seen_records')
       OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
 }
 }  // namespace helix

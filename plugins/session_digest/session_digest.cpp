@@ -4,6 +4,7 @@
 #include "decisions.hpp"
 #include "prices.hpp"
 #include "signals.hpp"
+#include "state.hpp"
 
 #include <helix/digester.hpp>
 
@@ -49,16 +50,6 @@ bool is_call(std::string_view kind) {
   return kind == "tool_call" || kind == "test_run" || kind == "edit";
 }
 
-// One step of the main conversation, for the outcome rules.
-struct Step {
-  std::string kind, call_id;
-};
-
-struct ErrorGroup {
-  std::string fingerprint, sample, tool;
-  int64_t count = 0;
-};
-
 struct UsageDay {
   int64_t calls = 0, input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
   double cost = 0;
@@ -86,32 +77,42 @@ class SessionDigest final : public helix::Digester {
 
   void begin(const helix::DigestSession& s) override {
     st_ = State{};
-    st_.uid_ = s.session_uid;
-    st_.flavor_ = s.flavor;
-    st_.repo_ = s.repo;
-    st_.domain_ = s.domain;
-    st_.model_ = s.model;
-    st_.branch_ = s.git_branch;
-    st_.started_ = s.started_at_ms;
-    st_.ended_ = s.ended_at_ms;
+    set_session(s);
   }
+
+  // Usage is streamed whole again, so only the event state comes back.
+  void resume(const helix::DigestSession& s, std::string_view state) override {
+    st_ = State{};
+    set_session(s);
+    st_.ev = decode_state(state);
+  }
+
+  std::string save_state() const override { return encode_state(st_.ev); }
 
   void event(const helix::Event& e) override {
     const std::string kind(e.kind);
     const bool side = (e.flags & HELIX_EVENT_SIDECHAIN) != 0;
-    ++st_.event_count_;
-    ++st_.kind_counts_[kind];
+    auto& ev = st_.ev;
+    ++ev.event_count;
+    ++ev.kind_counts[kind];
     if (is_call(kind)) on_call(e);
     if (kind == "error") on_error(e);
     if (kind == "tool_result" || kind == "error")
-      for (auto c : text_classes(e.text)) ++st_.markers_[std::string(c)];
-    if (kind == "retry") ++st_.retries_;
-    if (kind == "human_intervention") ++st_.markers_["human_intervention"];
+      for (auto c : text_classes(e.text)) ++ev.markers[std::string(c)];
+    if (kind == "retry") ++ev.retries;
+    if (kind == "human_intervention") ++ev.markers["human_intervention"];
     if (kind == "user_msg" && !side) on_prompt(e);
     if (kind == "assistant_msg") on_answer(e, side);
     if ((kind == "tool_result" || kind == "error") && !e.call_id.empty()) on_result(e, kind);
-    if (!side && kind != "lifecycle" && kind != "other" && kind != "thinking")
-      st_.steps_.push_back({kind, std::string(e.call_id)});
+    if (!side && kind != "lifecycle" && kind != "other" && kind != "thinking") {
+      if (kind == "user_msg") {  // a new turn: the outcome rules look at the final one only
+        ev.steps.clear();
+        ev.results.clear();
+        ++ev.turns;
+      }
+      ev.had_talk = ev.had_talk || kind == "user_msg" || kind == "assistant_msg";
+      ev.steps.push_back({kind, std::string(e.call_id)});
+    }
   }
 
   void usage(const helix::Usage& u) override {
@@ -148,20 +149,20 @@ class SessionDigest final : public helix::Digester {
     o["outcome"] = outcome();
     o["cost"] = cost();
     json::object tools;
-    for (const auto& [tool, n] : st_.tools_) tools[tool] = n;
+    for (const auto& [tool, n] : st_.ev.tools) tools[tool] = n;
     o["tool_histogram"] = std::move(tools);
-    o["event_count"] = st_.event_count_;
+    o["event_count"] = st_.ev.event_count;
     json::object kinds;
-    for (const auto& [kind, n] : st_.kind_counts_) kinds[kind] = n;
+    for (const auto& [kind, n] : st_.ev.kind_counts) kinds[kind] = n;
     o["kind_counts"] = std::move(kinds);
     json::object markers;
-    for (const auto& [name, n] : st_.markers_) markers[name] = n;
+    for (const auto& [name, n] : st_.ev.markers) markers[name] = n;
     o["markers"] = std::move(markers);
-    o["first_prompt"] = text_or_null(st_.first_prompt_);
-    o["last_assistant"] = text_or_null(st_.last_assistant_.empty() ? st_.last_side_assistant_
-                                                               : st_.last_assistant_);
+    o["first_prompt"] = text_or_null(st_.ev.first_prompt);
+    o["last_assistant"] = text_or_null(st_.ev.last_assistant.empty() ? st_.ev.last_side_assistant
+                                                               : st_.ev.last_assistant);
     json::array errors;
-    for (const auto& g : st_.errors_)
+    for (const auto& g : st_.ev.errors)
       errors.push_back(json::object{{"fingerprint", g.fingerprint},
                                     {"sample", g.sample},
                                     {"count", g.count},
@@ -175,6 +176,17 @@ class SessionDigest final : public helix::Digester {
   }
 
  private:
+  void set_session(const helix::DigestSession& s) {
+    st_.uid_ = s.session_uid;
+    st_.flavor_ = s.flavor;
+    st_.repo_ = s.repo;
+    st_.domain_ = s.domain;
+    st_.model_ = s.model;
+    st_.branch_ = s.git_branch;
+    st_.started_ = s.started_at_ms;
+    st_.ended_ = s.ended_at_ms;
+  }
+
   static std::vector<std::regex> patterns(const json::value& v, std::string_view key) {
     if (!v.is_array())
       throw std::invalid_argument(std::string(key) + " must be an array of regular expressions");
@@ -194,97 +206,92 @@ class SessionDigest final : public helix::Digester {
 
   void on_call(const helix::Event& e) {
     const std::string tool = e.tool.empty() ? std::string("(unnamed)") : std::string(e.tool);
-    ++st_.tools_[tool];
-    const std::string signature = tool + '\n' + std::string(e.text);
-    if (st_.failed_calls_.count(signature)) ++st_.retries_;  // the same call again after it failed
+    ++st_.ev.tools[tool];
+    const uint64_t signature = fnv1a64(e.text, fnv1a64("\n", fnv1a64(tool)));
+    if (st_.ev.failed_calls.count(signature)) ++st_.ev.retries;  // the same call again after it failed
     if (!e.call_id.empty()) {
-      st_.calls_[std::string(e.call_id)] = {std::string(e.kind), signature};
+      st_.ev.calls[std::string(e.call_id)] = {std::string(e.kind), signature};
       if (e.tool == "AskUserQuestion")
         for (auto& d : ask_user_questions(e.text)) {
           d.ts_ms = e.ts_ms;
-          st_.pending_questions_[std::string(e.call_id)].push_back(st_.decisions_.size());
-          st_.decisions_.push_back(std::move(d));
+          st_.ev.pending_questions[std::string(e.call_id)].push_back(st_.ev.decisions.size());
+          st_.ev.decisions.push_back(std::move(d));
         }
     }
   }
 
   void on_result(const helix::Event& e, const std::string& kind) {
-    auto call = st_.calls_.find(std::string(e.call_id));
-    if (call == st_.calls_.end()) return;
+    auto call = st_.ev.calls.find(std::string(e.call_id));
+    if (call == st_.ev.calls.end()) return;  // unknown, or its result came already: the first counts
     const bool failed = kind == "error";
-    if (failed) st_.failed_calls_.insert(call->second.signature);
+    if (failed) st_.ev.failed_calls.insert(call->second.signature);
     if (call->second.kind == "test_run") {
-      ++st_.markers_["test_runs"];
-      if (failed) ++st_.markers_["test_failures"];
+      ++st_.ev.markers["test_runs"];
+      if (failed) ++st_.ev.markers["test_failures"];
     }
-    st_.results_[std::string(e.call_id)] = failed;
-    auto pending = st_.pending_questions_.find(std::string(e.call_id));
-    if (pending == st_.pending_questions_.end()) return;
+    st_.ev.calls.erase(call);
+    st_.ev.results[std::string(e.call_id)] = failed;
+    auto pending = st_.ev.pending_questions.find(std::string(e.call_id));
+    if (pending == st_.ev.pending_questions.end()) return;
     const auto answers = failed ? std::map<std::string, std::string>{} : ask_user_answers(e.text);
     for (std::size_t i : pending->second) {
-      auto a = answers.find(st_.decisions_[i].question);
-      if (a != answers.end()) st_.decisions_[i].answer = a->second;
+      auto a = answers.find(st_.ev.decisions[i].question);
+      if (a != answers.end()) st_.ev.decisions[i].answer = a->second;
     }
-    st_.pending_questions_.erase(pending);
+    st_.ev.pending_questions.erase(pending);
   }
 
   void on_error(const helix::Event& e) {
     const std::string tool(e.tool);
-    ++st_.markers_[tool.empty() ? "api_error" : "tool_error"];
+    ++st_.ev.markers[tool.empty() ? "api_error" : "tool_error"];
     std::string_view text = e.text.empty() ? e.summary : e.text;
     const std::string fp = error_fingerprint(tool, text);
-    for (auto& g : st_.errors_)
+    for (auto& g : st_.ev.errors)
       if (g.fingerprint == fp) return void(++g.count);
-    if (st_.errors_.size() < kMaxErrorSnippets)
-      st_.errors_.push_back({fp, snippet(text, kSnippetBytes), tool, 1});
+    if (st_.ev.errors.size() < kMaxErrorSnippets)
+      st_.ev.errors.push_back({fp, snippet(text, kSnippetBytes), tool, 1});
   }
 
   void on_prompt(const helix::Event& e) {
     std::string_view text = e.text.empty() ? e.summary : e.text;
-    if (st_.first_prompt_.empty()) {
-      st_.first_prompt_ = snippet(text, kSnippetBytes);
-      st_.first_prompt_head_ = std::string(text.substr(0, 4096));
+    if (st_.ev.first_prompt.empty()) {
+      st_.ev.first_prompt = snippet(text, kSnippetBytes);
+      st_.ev.first_prompt_head = std::string(text.substr(0, 4096));
     }
-    if (is_user_correction(text)) ++st_.markers_["user_correction"];
-    if (st_.brief_waiting_) {
-      st_.decisions_[*st_.brief_waiting_].answer = snippet(text, kSnippetBytes);
-      st_.brief_waiting_.reset();
+    if (is_user_correction(text)) ++st_.ev.markers["user_correction"];
+    if (st_.ev.brief_waiting) {
+      st_.ev.decisions[*st_.ev.brief_waiting].answer = snippet(text, kSnippetBytes);
+      st_.ev.brief_waiting.reset();
     }
   }
 
   void on_answer(const helix::Event& e, bool side) {
     std::string_view text = e.text.empty() ? e.summary : e.text;
-    (side ? st_.last_side_assistant_ : st_.last_assistant_) = snippet(text, kSnippetBytes);
+    (side ? st_.ev.last_side_assistant : st_.ev.last_assistant) = snippet(text, kSnippetBytes);
     if (side) return;
     if (auto brief = decision_brief(text)) {
       brief->ts_ms = e.ts_ms;
-      st_.brief_waiting_ = st_.decisions_.size();
-      st_.decisions_.push_back(std::move(*brief));
+      st_.ev.brief_waiting = st_.ev.decisions.size();
+      st_.ev.decisions.push_back(std::move(*brief));
     }
   }
 
   // The outcome rules (docs/digest.md), over the main conversation (no sidechains).
   std::string outcome() const {
-    const auto talk = [](const Step& s) {
-      return s.kind == "user_msg" || s.kind == "assistant_msg";
-    };
-    if (std::none_of(st_.steps_.begin(), st_.steps_.end(), talk)) return "unknown";
-    std::size_t turn = 0;  // the final turn: from the last prompt on
-    for (std::size_t i = 0; i < st_.steps_.size(); ++i)
-      if (st_.steps_[i].kind == "user_msg") turn = i;
-    const Step& last = st_.steps_.back();
+    if (!st_.ev.had_talk) return "unknown";  // then steps is not empty either
+    const Step& last = st_.ev.steps.back();
     if (last.kind == "user_msg" || last.kind == "human_intervention") return "abandoned";
-    if (is_call(last.kind) && !st_.results_.count(last.call_id)) return "abandoned";
+    if (is_call(last.kind) && !st_.ev.results.count(last.call_id)) return "abandoned";
     int64_t last_error = -1, last_answer = -1, last_test = -1, last_ok = -1;
-    for (std::size_t i = turn; i < st_.steps_.size(); ++i) {
-      const auto& s = st_.steps_[i];
+    for (std::size_t i = 0; i < st_.ev.steps.size(); ++i) {  // the final turn only
+      const auto& s = st_.ev.steps[i];
       if (s.kind == "error") last_error = static_cast<int64_t>(i);
       if (s.kind == "tool_result") last_ok = static_cast<int64_t>(i);
       if (s.kind == "assistant_msg" || s.kind == "completion") last_answer = static_cast<int64_t>(i);
-      if (s.kind == "test_run" && st_.results_.count(s.call_id)) last_test = static_cast<int64_t>(i);
+      if (s.kind == "test_run" && st_.ev.results.count(s.call_id)) last_test = static_cast<int64_t>(i);
     }
     if (last_error > std::max(last_answer, last_ok)) return "fail";  // nothing worked after it
-    if (last_test >= 0 && st_.results_.at(st_.steps_[static_cast<std::size_t>(last_test)].call_id))
+    if (last_test >= 0 && st_.ev.results.at(st_.ev.steps[static_cast<std::size_t>(last_test)].call_id))
       return "fail";
     return last_answer >= 0 ? "success" : "unknown";
   }
@@ -299,8 +306,7 @@ class SessionDigest final : public helix::Digester {
       t.reasoning += d.reasoning;
       t.cost += d.cost;
     }
-    int64_t turns = 0;
-    for (const auto& s : st_.steps_) turns += s.kind == "user_msg";
+    const int64_t turns = st_.ev.turns;
     json::array unpriced;
     for (const auto& m : st_.unpriced_) unpriced.push_back(json::value(m));
     return json::object{
@@ -309,7 +315,7 @@ class SessionDigest final : public helix::Digester {
         {"cache_tokens", t.cache_read + t.cache_creation},
         {"wall_clock_s", st_.started_ > 0 && st_.ended_ >= st_.started_ ? (st_.ended_ - st_.started_) / 1000 : 0},
         {"turns", turns},
-        {"retries", st_.retries_},
+        {"retries", st_.ev.retries},
         {"cache_read_tokens", t.cache_read},
         {"cache_creation_tokens", t.cache_creation},
         {"reasoning_tokens", t.reasoning},
@@ -320,7 +326,7 @@ class SessionDigest final : public helix::Digester {
 
   json::array decisions() const {
     json::array out;
-    for (const auto& d : st_.decisions_) {
+    for (const auto& d : st_.ev.decisions) {
       json::array options;
       for (const auto& opt : d.options) options.push_back(json::value(opt));
       out.push_back(json::object{
@@ -346,7 +352,7 @@ class SessionDigest final : public helix::Digester {
       return std::string();
     };
     std::string ref = first_match(branch_patterns_, st_.branch_);
-    return ref.empty() ? first_match(prompt_patterns_, st_.first_prompt_head_) : ref;
+    return ref.empty() ? first_match(prompt_patterns_, st_.ev.first_prompt_head) : ref;
   }
 
   json::array usage_by_day() const {
@@ -364,10 +370,6 @@ class SessionDigest final : public helix::Digester {
     return out;
   }
 
-  struct Call {
-    std::string kind, signature;
-  };
-
   // Configuration (kept across sessions).
   PriceTable prices_;
   std::vector<std::regex> branch_patterns_{
@@ -375,20 +377,12 @@ class SessionDigest final : public helix::Digester {
       std::regex("(?:^|[/_-])([A-Z][A-Z0-9]{1,9}-[0-9]{1,6})(?![0-9])")};
   std::vector<std::regex> prompt_patterns_{std::regex("[A-Z][A-Z0-9]+-WP-[0-9]+(?:-T[0-9]+)?")};
 
-  // Per session: reset by begin().
+  // Per session: reset by begin() and resume(). `ev` is what the events taught (resumable);
+  // the rest comes from the session row and from usage, both streamed whole every time.
   struct State {
     std::string uid_, flavor_, repo_, domain_, model_, branch_;
-    int64_t started_ = 0, ended_ = 0, event_count_ = 0, retries_ = 0;
-    std::map<std::string, int64_t> kind_counts_, tools_, markers_;
-    std::string first_prompt_, first_prompt_head_, last_assistant_, last_side_assistant_;
-    std::vector<ErrorGroup> errors_;
-    std::vector<Step> steps_;
-    std::map<std::string, Call> calls_;     // call id -> the call
-    std::map<std::string, bool> results_;   // call id -> its result was an error
-    std::set<std::string> failed_calls_;    // tool + input of calls that failed
-    std::vector<Decision> decisions_;
-    std::map<std::string, std::vector<std::size_t>> pending_questions_;  // call id -> decisions
-    std::optional<std::size_t> brief_waiting_;  // a brief whose answer is the next prompt
+    int64_t started_ = 0, ended_ = 0;
+    EventState ev;
     std::map<std::pair<std::string, std::string>, UsageDay> days_;  // (day, model)
     std::set<std::string> unpriced_;
   } st_;

@@ -113,11 +113,14 @@ std::string error_fingerprint(std::string_view tool, std::string_view text) {
     }
     shape += static_cast<char>(std::tolower(c));
   }
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
-  for (unsigned char c : shape) h = (h ^ c) * 1099511628211ull;
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(shape)));
   return hex;
+}
+
+uint64_t fnv1a64(std::string_view text, uint64_t h) {
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace session_digest

@@ -2,6 +2,7 @@
 // fingerprints and short snippets.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,10 @@ std::string snippet(std::string_view text, std::size_t max_bytes);
 // A stable 16-hex-digit fingerprint of an error: its tool and its first line with digits,
 // hex ids and quoted paths masked, so the same failure with other numbers groups together.
 std::string error_fingerprint(std::string_view tool, std::string_view text);
+
+// FNV-1a 64 of `text`, continuing from `h`: a hash that is the same in every build and on every
+// machine (std::hash is not), so it can be stored.
+inline constexpr uint64_t kFnvBasis = 1469598103934665603ull;
+uint64_t fnv1a64(std::string_view text, uint64_t h = kFnvBasis);
 
 }  // namespace session_digest

@@ -4,6 +4,8 @@
 // digest sets the session's task_ref. Compile definitions:
 //   TEST_DIGESTER_VERSION "x.y.z"   the plugin's version (a new major re-digests everything)
 //   TEST_DIGESTER_THROW             event() throws, so no digest is produced
+//   TEST_DIGESTER_ABI_1_1           declared as an ABI 1.1 plugin: a function table without
+//                                   resume_session, as a plugin built against SDK 1.1 has
 #include <helix/digester.hpp>
 
 #include <map>
@@ -53,5 +55,23 @@ class KindCounter final : public helix::Digester {
 
 }  // namespace
 
+#ifdef TEST_DIGESTER_ABI_1_1
+#include <cstddef>
+namespace {
+using Glue = helix::detail::DigesterGlue<KindCounter>;
+const helix_digester_vtable kTable = {offsetof(helix_digester_vtable, resume_session),
+                                      &Glue::create,      &Glue::destroy,
+                                      &Glue::begin_session, &Glue::event,
+                                      &Glue::usage,       &Glue::end_session,
+                                      nullptr /* outside struct_size: never read */};
+const helix_plugin_descriptor kDescriptor = {
+    1, 1, sizeof(helix_plugin_descriptor), HELIX_KIND_DIGESTER, "kind_counter",
+    TEST_DIGESTER_VERSION, "Helix test digester as built against ABI 1.1", &kTable};
+}  // namespace
+extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) {
+  return &kDescriptor;
+}
+#else
 HELIX_DIGESTER_PLUGIN(KindCounter, "kind_counter", TEST_DIGESTER_VERSION,
                       "Helix test digester: counts what it is streamed")
+#endif

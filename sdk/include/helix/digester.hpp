@@ -1,16 +1,19 @@
-// helix/digester.hpp: header-only C++ wrapper for writing a digester plugin in one class (ABI 1.1).
+// helix/digester.hpp: header-only C++ wrapper for writing a digester plugin in one class (ABI 1.2).
 //
 // Derive from helix::Digester, override begin(), event(), optionally usage(), and end() (which
 // returns the digest as a JSON object), and declare the plugin with HELIX_DIGESTER_PLUGIN. The
 // macro generates the C entry point and the function table; every trampoline is noexcept, and an
 // exception thrown while a session streams in becomes that session's HELIX_ERROR at
 // end_session, so no C++ exception or type crosses the ABI. The record views (helix::Event,
-// helix::Usage) are those of helix/adapter.hpp.
+// helix::Usage) are those of helix/adapter.hpp. A digester that can fold the growth of a session
+// whose raw events were evicted also overrides save_state() and resume().
 #pragma once
 
 #include <helix/adapter.hpp>
 
+#include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace helix {
@@ -39,6 +42,16 @@ class Digester {
   virtual void usage(const Usage& /*usage*/) {}
   // The digest of the session: one JSON object. Must depend on the input alone.
   virtual std::string end() = 0;
+
+  // What resume() needs to go on from the events seen so far (called after end(); stored by
+  // the host with the digest). Empty = this digester cannot resume. Usage-derived totals do not
+  // belong in it: on resume every usage record of the session is streamed again.
+  virtual std::string save_state() const { return {}; }
+  // Starts a session like begin(), restoring what save_state() returned after earlier events;
+  // only the events stored since then follow. Throw for a state it cannot read.
+  virtual void resume(const DigestSession& /*session*/, std::string_view /*state*/) {
+    throw std::runtime_error("this digester cannot resume");
+  }
 };
 
 namespace detail {
@@ -92,25 +105,38 @@ struct DigesterGlue {
     delete handle(d);
   }
 
+  static DigestSession view(const helix_digest_session* s) {
+    DigestSession v;
+    v.session_uid = from_c(s->session_uid);
+    v.flavor = from_c(s->flavor);
+    v.native_id = from_c(s->native_id);
+    v.parent_uid = from_c(s->parent_uid);
+    v.repo = from_c(s->repo);
+    v.domain = from_c(s->domain);
+    v.cwd = from_c(s->cwd);
+    v.git_branch = from_c(s->git_branch);
+    v.model = from_c(s->model);
+    v.title = from_c(s->title);
+    v.agent_version = from_c(s->agent_version);
+    v.started_at_ms = s->started_at_ms;
+    v.ended_at_ms = s->ended_at_ms;
+    return v;
+  }
+
   static void begin_session(helix_digester* d, const helix_digest_session* s) noexcept {
     handle(d)->error.reset();
-    guarded(d, [&](Digester& digester) {
-      DigestSession v;
-      v.session_uid = from_c(s->session_uid);
-      v.flavor = from_c(s->flavor);
-      v.native_id = from_c(s->native_id);
-      v.parent_uid = from_c(s->parent_uid);
-      v.repo = from_c(s->repo);
-      v.domain = from_c(s->domain);
-      v.cwd = from_c(s->cwd);
-      v.git_branch = from_c(s->git_branch);
-      v.model = from_c(s->model);
-      v.title = from_c(s->title);
-      v.agent_version = from_c(s->agent_version);
-      v.started_at_ms = s->started_at_ms;
-      v.ended_at_ms = s->ended_at_ms;
-      digester.begin(v);
-    });
+    guarded(d, [&](Digester& digester) { digester.begin(view(s)); });
+  }
+
+  // A state the digester cannot read fails at once: the host keeps the previous digest.
+  static helix_status resume_session(helix_digester* d, helix_call* call,
+                                     const helix_digest_session* s, helix_str state) noexcept {
+    auto* h = handle(d);
+    h->error.reset();
+    guarded(d, [&](Digester& digester) { digester.resume(view(s), from_c(state)); });
+    if (!h->error) return HELIX_OK;
+    report(h->host, call, h->error->c_str());
+    return HELIX_ERROR;
   }
 
   static void event(helix_digester* d, const helix_event* e) noexcept {
@@ -161,6 +187,12 @@ struct DigesterGlue {
       if (!h->error) {
         std::string json = h->digester->end();
         api->result(call, to_c(json));
+        // A host older than ABI 1.2 has no state callback: check before reading it.
+        if (api->struct_size >= offsetof(helix_digest_api, state) + sizeof(api->state) &&
+            api->state) {
+          std::string state = h->digester->save_state();
+          if (!state.empty()) api->state(call, to_c(state));
+        }
         return HELIX_OK;
       }
     } catch (const std::exception& e) {
@@ -186,7 +218,8 @@ struct DigesterGlue {
       &::helix::detail::DigesterGlue<Class>::begin_session,                                      \
       &::helix::detail::DigesterGlue<Class>::event,                                              \
       &::helix::detail::DigesterGlue<Class>::usage,                                              \
-      &::helix::detail::DigesterGlue<Class>::end_session};                                       \
+      &::helix::detail::DigesterGlue<Class>::end_session,                                        \
+      &::helix::detail::DigesterGlue<Class>::resume_session};                                       \
   static const helix_plugin_descriptor helix_plugin_descriptor_instance = {                      \
       HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_DIGESTER,    \
       name,            version,         description,                                         \

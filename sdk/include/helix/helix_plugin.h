@@ -22,7 +22,8 @@
  * Threading. One adapter instance is used by one thread at a time; the host may create several
  * instances. probe() and parse() must be pure functions of their inputs (and the state the host
  * hands back): no file, network or database access, no process-global side effects. The same
- * holds for digesters (ABI 1.1): a digest is a pure function of the session the host streams.
+ * holds for digesters (ABI 1.1): a digest is a pure function of the session the host streams
+ * (and, ABI 1.2, of the state it hands back on resume).
  */
 #ifndef HELIX_PLUGIN_H_
 #define HELIX_PLUGIN_H_
@@ -31,7 +32,7 @@
 #include <stdint.h>
 
 #define HELIX_ABI_MAJOR 1
-#define HELIX_ABI_MINOR 1
+#define HELIX_ABI_MINOR 2
 
 #if defined(_WIN32)
 #define HELIX_EXPORT __declspec(dllexport)
@@ -233,6 +234,11 @@ typedef struct helix_digest_api {
   uint32_t struct_size;
   /* The session's digest: one JSON object (UTF-8). The host copies it; the last call wins. */
   void (*result)(helix_call* call, helix_str json);
+  /* ABI 1.2 (read struct_size first): the digester's resumable state after the events it was
+   * given, as opaque bytes the host stores with the digest and hands back to resume_session.
+   * The host copies it; the last call wins. Optional: a digester that never calls it cannot
+   * fold the growth of a session whose raw events were evicted. */
+  void (*state)(helix_call* call, helix_str bytes);
 } helix_digest_api;
 
 /* One session is digested as: begin_session, then event() for every stored event in `seq`
@@ -240,7 +246,14 @@ typedef struct helix_digest_api {
  * every kept usage record (ordered by time), then end_session, which reports the digest through
  * `digest->result`. The same input must give the same digest (no clock, no randomness), and a
  * digester reads nothing but what the host streams: no file, network or database access.
- * A new session always starts with begin_session, also after an error. */
+ * A new session always starts with begin_session (or resume_session), also after an error.
+ *
+ * Resuming (ABI 1.2). Retention evicts a session's raw events once it has a digest, but keeps
+ * its usage records and the state the digester reported with that digest. When such a session
+ * grows, the host calls resume_session with that state instead of begin_session, then event()
+ * for the events stored since (the earlier ones are gone), then usage() for EVERY usage record
+ * of the session (usage is never evicted, so usage-derived totals must not be in the state),
+ * then end_session. The digest must equal the one the digester would give for all events. */
 typedef struct helix_digester_vtable {
   uint32_t struct_size;
   /* The digester's [digesters.<name>] section of the host config as a JSON object ("{}" when
@@ -255,6 +268,13 @@ typedef struct helix_digester_vtable {
    * previous one and reports the message. */
   helix_status (*end_session)(helix_digester* digester, helix_call* call,
                               const helix_digest_api* digest);
+  /* ABI 1.2 (read struct_size first; NULL = not supported): starts a session like
+   * begin_session, restoring what the digester had learned from earlier events from `state`
+   * (bytes it reported through helix_digest_api.state). HELIX_ERROR (after set_error) for a
+   * state it cannot read: the host keeps the previous digest. OWNERSHIP: session and state are
+   * borrowed for the duration of the call. */
+  helix_status (*resume_session)(helix_digester* digester, helix_call* call,
+                                 const helix_digest_session* session, helix_str state);
 } helix_digester_vtable;
 
 /* ---- The entry point ---------------------------------------------------------------------- */
