@@ -13,6 +13,7 @@ struct helix_call {
   std::string error;
   uint64_t last_payload_offset = UINT64_MAX;  // lets events of one record share one payload
   std::string last_payload;                   // that payload as the adapter gave it
+  helix::RecordScan last_scan;                // what redacting that payload learnt
   const helix::Redactor* redactor = nullptr;  // every text is redacted before it is kept
   uint64_t last_utf8_warning = UINT64_MAX;    // the record last reported for invalid UTF-8
 };
@@ -34,12 +35,35 @@ void set_error(helix_call* call, helix_str message) { call->error = text(message
 
 // `s` with its secrets replaced, counted for `session` (when the text belongs to one). Texts
 // are redacted whole, before any truncation, so no cut can leave half a secret unrecognised.
+// A text copied from the record `from` scanned is not searched again.
 std::string redacted(helix_call* call, std::string s, const std::string& session = {},
-                     bool record = false) {
+                     const RecordScan* from = nullptr) {
   if (!call->redactor || s.empty()) return s;
-  const int64_t n = record ? call->redactor->redact_record(s) : call->redactor->redact_text(s);
+  const int64_t n = call->redactor->redact_text(s, from);
   if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
   return s;
+}
+
+std::string redacted_record(helix_call* call, std::string s, const std::string& session = {},
+                            RecordScan* scan = nullptr) {
+  if (!call->redactor || s.empty()) return s;
+  const int64_t n = call->redactor->redact_record(s, scan);
+  if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
+  return s;
+}
+
+// The index of the event's redacted payload in the batch (-1 without one), shared by the
+// events of one record; call->last_scan then describes that record.
+int64_t payload_index(helix_call* call, const helix_event* e, const std::string& session) {
+  if (e->payload.len == 0) return -1;
+  auto& payloads = call->batch->payloads;
+  if (call->last_payload_offset != e->source_offset || payloads.empty() ||
+      call->last_payload != view(e->payload)) {
+    call->last_payload = view(e->payload);
+    payloads.push_back(redacted_record(call, call->last_payload, session, &call->last_scan));
+    call->last_payload_offset = e->source_offset;
+  }
+  return static_cast<int64_t>(payloads.size()) - 1;
 }
 
 void emit_session(helix_call* call, const helix_session* s) {
@@ -91,29 +115,20 @@ void emit_event(helix_call* call, const helix_event* e) {
   r.uid = text(e->uid);
   r.parent_uid = text(e->parent_uid);
   r.call_id = text(e->call_id);
-  r.summary =
-      one_line(redacted(call, std::string(view(e->summary)), r.session_id), kSummaryChars);
+  const bool damaged_payload = invalid_payload(call, e);
+  r.payload_index = payload_index(call, e, r.session_id);
+  const RecordScan* scan = r.payload_index >= 0 ? &call->last_scan : nullptr;
+  r.summary = one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan),
+                       kSummaryChars);
   r.text = text(e->text);
   r.model = text(e->model);
-  if ((repaired(e, r) || invalid_payload(call, e)) &&
+  if ((repaired(e, r) || damaged_payload) &&
       call->last_utf8_warning != e->source_offset) {
     call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
     warn(call, e->source_offset, "invalid_utf8",
          "a record's text holds invalid UTF-8 or NUL bytes; stored with U+FFFD in their place");
   }
-  r.text = redacted(call, std::move(r.text), r.session_id);
-  if (e->payload.len > 0) {
-    auto& payloads = call->batch->payloads;
-    if (call->last_payload_offset == e->source_offset && !payloads.empty() &&
-        call->last_payload == view(e->payload)) {
-      r.payload_index = static_cast<int64_t>(payloads.size()) - 1;
-    } else {
-      call->last_payload = view(e->payload);
-      payloads.push_back(redacted(call, call->last_payload, r.session_id, /*record=*/true));
-      r.payload_index = static_cast<int64_t>(payloads.size()) - 1;
-      call->last_payload_offset = e->source_offset;
-    }
-  }
+  r.text = redacted(call, std::move(r.text), r.session_id, scan);
   call->batch->events.push_back(std::move(r));
 }
 
@@ -149,7 +164,7 @@ void emit_save_state(helix_call* call, helix_str state) {
     return;
   }
   // Opaque to the host, but adapters carry unfinished records in it (Grok's open message).
-  call->batch->saved_state = redacted(call, std::string(view(state)), {}, /*record=*/true);
+  call->batch->saved_state = redacted_record(call, std::string(view(state)));
 }
 
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
