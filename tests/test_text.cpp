@@ -20,6 +20,21 @@ BOOST_AUTO_TEST_CASE(invalid_utf8_and_nul_become_replacement_characters) {
   BOOST_TEST(valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
 }
 
+// The word-at-a-time scan agrees with the byte-by-byte definition wherever the damage lies.
+BOOST_AUTO_TEST_CASE(long_texts_are_checked_and_repaired_wherever_the_damage_is) {
+  const std::string clean = "0123456789abcdef caf\xC3\xA9 \xF0\x9F\x98\x80 tail of the text";
+  BOOST_TEST(is_valid_utf8(clean));
+  BOOST_TEST(valid_utf8(clean) == clean);
+  for (std::size_t at = 0; at <= clean.size(); ++at) {
+    if (at < clean.size() && (static_cast<unsigned char>(clean[at]) & 0xC0) == 0x80) continue;
+    for (const std::string& bad : {std::string("\xFF"), std::string(1, '\0'), std::string("\xC3")}) {
+      const std::string damaged = clean.substr(0, at) + bad + clean.substr(at);
+      BOOST_TEST(!is_valid_utf8(damaged), at);
+      BOOST_TEST(valid_utf8(damaged) == clean.substr(0, at) + "\xEF\xBF\xBD" + clean.substr(at), at);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(one_line_folds_whitespace_and_cuts_by_characters) {
   BOOST_TEST(one_line("ran\n  pytest\t-q\n", 50) == "ran pytest -q");
   BOOST_TEST(one_line("\xC3\xA9\xC3\xA9\xC3\xA9", 2) == "\xC3\xA9\xC3\xA9\xE2\x80\xA6");

@@ -24,7 +24,14 @@ namespace {
 constexpr std::size_t kMaxStateBytes = 64 * 1024;
 constexpr std::size_t kSummaryChars = 200;
 
-std::string text(helix_str s) { return s.ptr ? valid_utf8({s.ptr, s.len}) : std::string(); }
+// `s` as valid UTF-8, copied once; `repaired` (when given) is set when it needed repair.
+std::string text(helix_str s, bool* repaired = nullptr) {
+  if (!s.ptr) return {};
+  const std::string_view in(s.ptr, s.len);
+  if (is_valid_utf8(in)) return std::string(in);
+  if (repaired) *repaired = true;
+  return valid_utf8(in);
+}
 std::string_view view(helix_str s) { return s.ptr ? std::string_view(s.ptr, s.len) : ""; }
 
 void warn(helix_call* call, uint64_t offset, std::string category, std::string message) {
@@ -81,25 +88,19 @@ void emit_session(helix_call* call, const helix_session* s) {
   call->batch->sessions.push_back(std::move(r));
 }
 
-// True when a text field of the event needed repair on its way into the record.
-bool repaired(const helix_event* e, const EventRecord& r) {
-  auto differs = [](helix_str in, const std::string& out) { return view(in) != out; };
-  return differs(e->text, r.text) || differs(e->session_id, r.session_id) ||
-         differs(e->tool, r.tool) || differs(e->uid, r.uid) || differs(e->model, r.model);
-}
-
 // True when the record's raw bytes (first seen for this record) hold invalid UTF-8, even in
 // fields no event uses: the record is damaged and is counted as such.
 bool invalid_payload(const helix_call* call, const helix_event* e) {
   return e->payload.len > 0 && call->last_payload_offset != e->source_offset &&
-         valid_utf8(view(e->payload)).size() != e->payload.len;
+         !is_valid_utf8(view(e->payload));
 }
 
 void emit_event(helix_call* call, const helix_event* e) {
   if (e->session_id.len == 0)
     return warn(call, e->source_offset, "missing_session_id", "event without a session id");
   EventRecord r;
-  r.session_id = text(e->session_id);
+  bool repaired = false;  // a text field of the event needed repair on its way in
+  r.session_id = text(e->session_id, &repaired);
   r.source_offset = e->source_offset;
   r.ordinal = e->ordinal;
   r.flags = e->flags;
@@ -111,8 +112,8 @@ void emit_event(helix_call* call, const helix_event* e) {
     r.kind = "other";
   }
   r.role = text(e->role);
-  r.tool = text(e->tool);
-  r.uid = text(e->uid);
+  r.tool = text(e->tool, &repaired);
+  r.uid = text(e->uid, &repaired);
   r.parent_uid = text(e->parent_uid);
   r.call_id = text(e->call_id);
   const bool damaged_payload = invalid_payload(call, e);
@@ -120,9 +121,9 @@ void emit_event(helix_call* call, const helix_event* e) {
   const RecordScan* scan = r.payload_index >= 0 ? &call->last_scan : nullptr;
   r.summary = one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan),
                        kSummaryChars);
-  r.text = text(e->text);
-  r.model = text(e->model);
-  if ((repaired(e, r) || damaged_payload) &&
+  r.text = text(e->text, &repaired);
+  r.model = text(e->model, &repaired);
+  if ((repaired || damaged_payload) &&
       call->last_utf8_warning != e->source_offset) {
     call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
     warn(call, e->source_offset, "invalid_utf8",

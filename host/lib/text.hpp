@@ -6,6 +6,9 @@
 
 namespace helix {
 
+// True when `in` is valid UTF-8 without NUL bytes, i.e. valid_utf8(in) == in.
+bool is_valid_utf8(std::string_view in);
+
 // Copies `in`, replacing every invalid UTF-8 sequence and NUL byte with U+FFFD.
 std::string valid_utf8(std::string_view in);
 
