@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <random>
 #include <set>
 
 namespace json = boost::json;
@@ -151,6 +152,27 @@ BOOST_AUTO_TEST_CASE(secrets_at_string_boundaries_and_split_by_escapes_are_found
       BOOST_TEST(!ec, p.rule << ": no longer JSON: " << record);
     }
   }
+}
+
+// A record whose bytes outside strings are only JSON syntax skips the search of those bytes
+// (redactor.cpp, only_json_syntax_outside): that holds only while no built-in rule can match
+// text made of whitespace, punctuation, numbers, true, false and null.
+BOOST_AUTO_TEST_CASE(no_builtin_rule_matches_json_syntax_alone) {
+  const std::vector<std::string> pieces = {" ", "\n", "\t", "{", "}", "[", "]", ":", ",", "\"",
+                                           "0", "7", "-1.5e+10", "E", "true", "false", "null",
+                                           "\"\":", "  \"    \""};
+  std::mt19937 random(3);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    while (text.size() < 300) text += pieces[random() % pieces.size()];
+    const std::string before = text;
+    BOOST_TEST(redactor().redact_text(text) == 0, before);
+  }
+  // Bytes outside strings that are not JSON syntax are still searched.
+  const auto p = planted_secrets().at(11);
+  std::string torn = R"({"a":"b", )" + p.secret + R"( , "c": 1})";
+  BOOST_TEST(redactor().redact_record(torn) == 1);
+  BOOST_TEST(gone(p, torn));
 }
 
 // An event's text copied from a record the redactor found clean is not searched again; a

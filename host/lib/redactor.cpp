@@ -140,6 +140,23 @@ bool may_anchor(std::string_view regex) {
   return false;
 }
 
+// True when every byte of `record` outside its string literals is JSON syntax: whitespace,
+// punctuation, numbers, true, false, null. Every built-in rule needs a letter none of those
+// has (each starts with a literal such as "ghp_", "AKIA", "aws", "password", "-----BEGIN",
+// "bearer"), so searching such bytes with the strings blanked cannot find anything.
+bool only_json_syntax_outside(std::string_view record, const Places& literals) {
+  static constexpr std::string_view kSyntax = " \t\r\n{}[]:,0123456789+-.eEtruefalsn";
+  auto syntax = [](std::string_view bytes) {
+    return bytes.find_first_not_of(kSyntax) == std::string_view::npos;
+  };
+  std::size_t from = 0;
+  for (auto [b, e] : literals) {
+    if (!syntax(record.substr(from, b - from))) return false;
+    from = e;
+  }
+  return syntax(record.substr(from));
+}
+
 // Edits sorted by position and disjoint, applied in one pass.
 void apply(std::string& s, std::vector<Edit> edits) {
   if (edits.empty()) return;
@@ -183,6 +200,7 @@ struct Redactor::Rules {
   // The rules find in joined texts what they find in each text (see kSeparator), so a text
   // whose joined search finds nothing needs no search of its own.
   bool joinable = true;
+  bool builtin_only = true;  // no configured rules (see only_json_syntax_outside)
 
   bool allowed(re2::StringPiece secret) const {
     return std::any_of(allow.begin(), allow.end(),
@@ -392,6 +410,7 @@ Redactor::Redactor(const RedactionConfig& config) : rules_(std::make_unique<Rule
         std::find(config.disable.begin(), config.disable.end(), r.id) == config.disable.end())
       add(r.id, r.regex, r.group);
   for (const auto& r : config.rules) {
+    rules_->builtin_only = false;
     add(r.id, r.regex, r.group);
     if (may_anchor(r.regex)) rules_->joinable = false;
   }
@@ -444,11 +463,13 @@ int64_t Redactor::redact_record(std::string& record, RecordScan* scan) const {
     Places literals;
     std::string& joined = scan->searched_;
     rules_->gather_strings(record, 0, joined, &literals, &scan->strings_);
-    const std::size_t base = joined.size();
-    joined += record;
-    for (auto [b, e] : literals)
-      std::fill(joined.begin() + static_cast<std::ptrdiff_t>(base + b + 1),
-                joined.begin() + static_cast<std::ptrdiff_t>(base + e - 1), ' ');
+    if (!rules_->builtin_only || !only_json_syntax_outside(record, literals)) {
+      const std::size_t base = joined.size();
+      joined += record;
+      for (auto [b, e] : literals)
+        std::fill(joined.begin() + static_cast<std::ptrdiff_t>(base + b + 1),
+                  joined.begin() + static_cast<std::ptrdiff_t>(base + e - 1), ' ');
+    }
     if (rules_->clean(joined)) {
       scan->clean_ = true;
       return 0;
