@@ -312,6 +312,15 @@ struct Redactor::Rules {
     for (std::size_t i = 0; next_literal(s, i, literal); i = literal.end) {
       if (literals) literals->emplace_back(literal.begin, literal.end);
       std::string_view text = literal.contents(s);
+      if (depth > 0 && !literal.escaped && (literal.is_key || key.empty())) {
+        // Searched alone, a nested string without escapes or member name is a quoted part of
+        // the text around it, which is searched too: whatever a rule finds in it, it finds there.
+        if (literal.is_key)
+          key.assign(text);
+        else
+          key.clear();
+        continue;
+      }
       if (literal.escaped) {
         if (!decode_json_string(text, decoded)) {  // searched raw
           out += text;
