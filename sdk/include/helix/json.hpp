@@ -59,13 +59,14 @@ class LineParser {
         continue;
       }
       boost::json::value v = parser_.release();
-      value_end_ = pos + used;
+      value_end_ = pos + used;  // the parser takes the whitespace after a value as well
+      while (value_end_ > pos && is_space(line[value_end_ - 1])) --value_end_;
       on_value(v, pos);
       pos += used;
     }
   }
 
-  // During on_value: the offset in the line just after the value.
+  // During on_value: the offset in the line just after the value's last byte.
   std::size_t value_end() const { return value_end_; }
 
  private:
