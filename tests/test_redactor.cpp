@@ -136,7 +136,8 @@ BOOST_AUTO_TEST_CASE(secrets_at_string_boundaries_and_split_by_escapes_are_found
     std::string escaped = quoted(p.text);  // "/" as "\/" and a letter as "\u00XX"
     for (std::size_t at = 0; (at = escaped.find('/', at)) != std::string::npos; at += 2)
       escaped.replace(at, 1, "\\/");
-    const std::size_t letter = escaped.find_first_of("abcdefghijklmnopqrstuvwxyz", escaped.size() / 2);
+    const std::size_t letter =
+        escaped.find_first_of("abcdefghijklmnopqrstuvwxyz", escaped.size() / 2);
     if (letter != std::string::npos)
       escaped.replace(letter, 1, fmt::format("\\u{:04x}", static_cast<int>(escaped[letter])));
     for (std::string record :

@@ -27,10 +27,12 @@ BOOST_AUTO_TEST_CASE(long_texts_are_checked_and_repaired_wherever_the_damage_is)
   BOOST_TEST(valid_utf8(clean) == clean);
   for (std::size_t at = 0; at <= clean.size(); ++at) {
     if (at < clean.size() && (static_cast<unsigned char>(clean[at]) & 0xC0) == 0x80) continue;
-    for (const std::string& bad : {std::string("\xFF"), std::string(1, '\0'), std::string("\xC3")}) {
+    const std::string repaired = clean.substr(0, at) + "\xEF\xBF\xBD" + clean.substr(at);
+    for (const std::string& bad :
+         {std::string("\xFF"), std::string(1, '\0'), std::string("\xC3")}) {
       const std::string damaged = clean.substr(0, at) + bad + clean.substr(at);
       BOOST_TEST(!is_valid_utf8(damaged), at);
-      BOOST_TEST(valid_utf8(damaged) == clean.substr(0, at) + "\xEF\xBF\xBD" + clean.substr(at), at);
+      BOOST_TEST(valid_utf8(damaged) == repaired, at);
     }
   }
 }
@@ -77,7 +79,8 @@ BOOST_AUTO_TEST_CASE(json_strings_decode_exactly_as_boost_json_decodes_them) {
   std::mt19937 random(8);
   for (int round = 0; round < 20000; ++round) {
     std::string contents;
-    for (int n = static_cast<int>(random() % 6); n > 0; --n) contents += pieces[random() % pieces.size()];
+    for (int n = static_cast<int>(random() % 6); n > 0; --n)
+      contents += pieces[random() % pieces.size()];
     BOOST_TEST((decoded(contents) == boost_decoded(contents)), contents);
   }
 }

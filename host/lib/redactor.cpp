@@ -211,8 +211,6 @@ struct Redactor::Rules {
     return "[REDACTED:" + list[static_cast<std::size_t>(rule)].id + "]";
   }
 
-  // The secrets in `text`, sorted and merged: the set says which rules match at all, then each
-  // of those finds its matches.
   // True when no rule matches anywhere in `text` (and the set did not run out of memory).
   bool clean(std::string_view text) const {
     if (list.empty()) return true;
@@ -220,6 +218,8 @@ struct Redactor::Rules {
     return !set->Match(piece(text), nullptr, &info) && info.kind != RE2::Set::kOutOfMemory;
   }
 
+  // The secrets in `text`, sorted and merged: the set says which rules match at all, then each
+  // of those finds its matches.
   std::vector<Span> find(std::string_view text) const {
     if (list.empty()) return {};
     std::vector<int> hits;
@@ -330,7 +330,8 @@ struct Redactor::Rules {
         }
         text = decoded;
       }
-      const std::size_t at = gather_value(literal.is_key ? std::string_view() : key, text, depth, out);
+      const std::string_view context = literal.is_key ? std::string_view() : key;
+      const std::size_t at = gather_value(context, text, depth, out);
       if (strings) strings->emplace_back(at, text.size());
       if (literal.is_key)
         key.assign(text);
