@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <random>
 #include <set>
 
 namespace json = boost::json;
@@ -125,6 +126,95 @@ BOOST_AUTO_TEST_CASE(escaped_and_undecodable_json_strings_are_handled) {
   std::string member = R"({"password": ")" + pw.secret + R"(", "user": "app"})";
   BOOST_TEST(redactor().redact_record(member) == 1);
   BOOST_TEST(gone(pw, member));
+}
+
+// A record's strings are searched together in one pass (joined by a separator) before any is
+// searched alone: a secret at either end of a string, next to another string, as a member name,
+// or with its characters written as escape sequences is found all the same.
+BOOST_AUTO_TEST_CASE(secrets_at_string_boundaries_and_split_by_escapes_are_found) {
+  for (const auto& p : planted_secrets()) {
+    std::string escaped = quoted(p.text);  // "/" as "\/" and a letter as "\u00XX"
+    for (std::size_t at = 0; (at = escaped.find('/', at)) != std::string::npos; at += 2)
+      escaped.replace(at, 1, "\\/");
+    const std::size_t letter =
+        escaped.find_first_of("abcdefghijklmnopqrstuvwxyz", escaped.size() / 2);
+    if (letter != std::string::npos)
+      escaped.replace(letter, 1, fmt::format("\\u{:04x}", static_cast<int>(escaped[letter])));
+    for (std::string record :
+         {fmt::format(R"({{"a":{},"b":"xyz0123456789abcdefghij"}})", quoted(p.text)),
+          fmt::format(R"({{"a":"cat .env\n{}}})", quoted(p.text).substr(1)),
+          fmt::format(R"(["{}", {}, "AKIA"])", "sk-", quoted(p.text)),
+          fmt::format(R"({{{}: 1}})", quoted(p.text)),
+          fmt::format(R"({{"a":{},"n":2}})", escaped)}) {
+      BOOST_TEST(redactor().redact_record(record) >= 1, p.rule << ": " << record);
+      BOOST_TEST(gone(p, record), p.rule << ": " << record);
+      boost::system::error_code ec;
+      json::parse(record, ec);
+      BOOST_TEST(!ec, p.rule << ": no longer JSON: " << record);
+    }
+  }
+}
+
+// A record whose bytes outside strings are only JSON syntax skips the search of those bytes
+// (redactor.cpp, only_json_syntax_outside): that holds only while no built-in rule can match
+// text made of whitespace, punctuation, numbers, true, false and null.
+BOOST_AUTO_TEST_CASE(no_builtin_rule_matches_json_syntax_alone) {
+  const std::vector<std::string> pieces = {" ", "\n", "\t", "{", "}", "[", "]", ":", ",", "\"",
+                                           "0", "7", "-1.5e+10", "E", "true", "false", "null",
+                                           "\"\":", "  \"    \""};
+  std::mt19937 random(3);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    while (text.size() < 300) text += pieces[random() % pieces.size()];
+    const std::string before = text;
+    BOOST_TEST(redactor().redact_text(text) == 0, before);
+  }
+  // Bytes outside strings that are not JSON syntax are still searched.
+  const auto p = planted_secrets().at(11);
+  std::string torn = R"({"a":"b", )" + p.secret + R"( , "c": 1})";
+  BOOST_TEST(redactor().redact_record(torn) == 1);
+  BOOST_TEST(gone(p, torn));
+}
+
+// An event's text copied from a record the redactor found clean is not searched again; a
+// text from a record that held a secret, or not among its strings, is searched as usual.
+BOOST_AUTO_TEST_CASE(texts_of_a_clean_record_are_covered_by_its_scan) {
+  const auto p = planted_secrets().at(11);  // github-token
+  helix::RecordScan scan;
+  std::string clean = R"({"type":"user","text":"ran the tests\nall passed","n":{"k":"v"}})";
+  BOOST_TEST(redactor().redact_record(clean, &scan) == 0);
+  BOOST_TEST(scan.covers("ran the tests\nall passed"));
+  BOOST_TEST(scan.covers("v"));
+  BOOST_TEST(!scan.covers("ran the tests"));  // a part of a string is not covered
+  std::string text = "ran the tests\nall passed";
+  BOOST_TEST(redactor().redact_text(text, &scan) == 0);
+  std::string other = "token " + p.secret;  // not the record's: searched
+  BOOST_TEST(redactor().redact_text(other, &scan) == 1);
+  BOOST_TEST(gone(p, other));
+
+  std::string dirty = R"({"type":"user","text":)" + quoted(p.secret) + R"(,"note":"x"})";
+  BOOST_TEST(redactor().redact_record(dirty, &scan) == 1);
+  BOOST_TEST(!scan.covers("x"));
+  std::string copy = p.secret;
+  BOOST_TEST(redactor().redact_text(copy, &scan) == 1);
+  BOOST_TEST(gone(p, copy));
+}
+
+// A configured rule that anchors to the start or end of a text cannot be searched in texts
+// joined together: such a configuration searches each text alone, and still finds it.
+BOOST_AUTO_TEST_CASE(anchored_configured_rules_are_searched_text_by_text) {
+  helix::RedactionConfig config;
+  config.rules.push_back({"whole-ticket", R"(^(TICKET-[0-9]{6})$)", -1});
+  Redactor r(config);
+  std::string record = R"(["x","TICKET-123456","y"])";  // a string without a member name
+  BOOST_TEST(r.redact_record(record) == 1);
+  BOOST_TEST(record == R"(["x","[REDACTED:whole-ticket]","y"])");
+  helix::RecordScan scan;
+  std::string clean = R"({"a":"x"})";
+  BOOST_TEST(r.redact_record(clean, &scan) == 0);
+  BOOST_TEST(!scan.covers("x"));  // anchored rules: a string alone is searched again
+  std::string text = "TICKET-654321";
+  BOOST_TEST(r.redact_text(text, &scan) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(configured_rules_allow_lists_and_disabled_rules_apply) {

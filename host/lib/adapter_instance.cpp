@@ -13,6 +13,7 @@ struct helix_call {
   std::string error;
   uint64_t last_payload_offset = UINT64_MAX;  // lets events of one record share one payload
   std::string last_payload;                   // that payload as the adapter gave it
+  helix::RecordScan last_scan;                // what redacting that payload learnt
   const helix::Redactor* redactor = nullptr;  // every text is redacted before it is kept
   uint64_t last_utf8_warning = UINT64_MAX;    // the record last reported for invalid UTF-8
 };
@@ -23,7 +24,14 @@ namespace {
 constexpr std::size_t kMaxStateBytes = 64 * 1024;
 constexpr std::size_t kSummaryChars = 200;
 
-std::string text(helix_str s) { return s.ptr ? valid_utf8({s.ptr, s.len}) : std::string(); }
+// `s` as valid UTF-8, copied once; `repaired` (when given) is set when it needed repair.
+std::string text(helix_str s, bool* repaired = nullptr) {
+  if (!s.ptr) return {};
+  const std::string_view in(s.ptr, s.len);
+  if (is_valid_utf8(in)) return std::string(in);
+  if (repaired) *repaired = true;
+  return valid_utf8(in);
+}
 std::string_view view(helix_str s) { return s.ptr ? std::string_view(s.ptr, s.len) : ""; }
 
 void warn(helix_call* call, uint64_t offset, std::string category, std::string message) {
@@ -34,12 +42,35 @@ void set_error(helix_call* call, helix_str message) { call->error = text(message
 
 // `s` with its secrets replaced, counted for `session` (when the text belongs to one). Texts
 // are redacted whole, before any truncation, so no cut can leave half a secret unrecognised.
+// A text copied from the record `from` scanned is not searched again.
 std::string redacted(helix_call* call, std::string s, const std::string& session = {},
-                     bool record = false) {
+                     const RecordScan* from = nullptr) {
   if (!call->redactor || s.empty()) return s;
-  const int64_t n = record ? call->redactor->redact_record(s) : call->redactor->redact_text(s);
+  const int64_t n = call->redactor->redact_text(s, from);
   if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
   return s;
+}
+
+std::string redacted_record(helix_call* call, std::string s, const std::string& session = {},
+                            RecordScan* scan = nullptr) {
+  if (!call->redactor || s.empty()) return s;
+  const int64_t n = call->redactor->redact_record(s, scan);
+  if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
+  return s;
+}
+
+// The index of the event's redacted payload in the batch (-1 without one), shared by the
+// events of one record; call->last_scan then describes that record.
+int64_t payload_index(helix_call* call, const helix_event* e, const std::string& session) {
+  if (e->payload.len == 0) return -1;
+  auto& payloads = call->batch->payloads;
+  if (call->last_payload_offset != e->source_offset || payloads.empty() ||
+      call->last_payload != view(e->payload)) {
+    call->last_payload = view(e->payload);
+    payloads.push_back(redacted_record(call, call->last_payload, session, &call->last_scan));
+    call->last_payload_offset = e->source_offset;
+  }
+  return static_cast<int64_t>(payloads.size()) - 1;
 }
 
 void emit_session(helix_call* call, const helix_session* s) {
@@ -57,25 +88,19 @@ void emit_session(helix_call* call, const helix_session* s) {
   call->batch->sessions.push_back(std::move(r));
 }
 
-// True when a text field of the event needed repair on its way into the record.
-bool repaired(const helix_event* e, const EventRecord& r) {
-  auto differs = [](helix_str in, const std::string& out) { return view(in) != out; };
-  return differs(e->text, r.text) || differs(e->session_id, r.session_id) ||
-         differs(e->tool, r.tool) || differs(e->uid, r.uid) || differs(e->model, r.model);
-}
-
 // True when the record's raw bytes (first seen for this record) hold invalid UTF-8, even in
 // fields no event uses: the record is damaged and is counted as such.
 bool invalid_payload(const helix_call* call, const helix_event* e) {
   return e->payload.len > 0 && call->last_payload_offset != e->source_offset &&
-         valid_utf8(view(e->payload)).size() != e->payload.len;
+         !is_valid_utf8(view(e->payload));
 }
 
 void emit_event(helix_call* call, const helix_event* e) {
   if (e->session_id.len == 0)
     return warn(call, e->source_offset, "missing_session_id", "event without a session id");
   EventRecord r;
-  r.session_id = text(e->session_id);
+  bool repaired = false;  // a text field of the event needed repair on its way in
+  r.session_id = text(e->session_id, &repaired);
   r.source_offset = e->source_offset;
   r.ordinal = e->ordinal;
   r.flags = e->flags;
@@ -87,33 +112,24 @@ void emit_event(helix_call* call, const helix_event* e) {
     r.kind = "other";
   }
   r.role = text(e->role);
-  r.tool = text(e->tool);
-  r.uid = text(e->uid);
+  r.tool = text(e->tool, &repaired);
+  r.uid = text(e->uid, &repaired);
   r.parent_uid = text(e->parent_uid);
   r.call_id = text(e->call_id);
-  r.summary =
-      one_line(redacted(call, std::string(view(e->summary)), r.session_id), kSummaryChars);
-  r.text = text(e->text);
-  r.model = text(e->model);
-  if ((repaired(e, r) || invalid_payload(call, e)) &&
+  const bool damaged_payload = invalid_payload(call, e);
+  r.payload_index = payload_index(call, e, r.session_id);
+  const RecordScan* scan = r.payload_index >= 0 ? &call->last_scan : nullptr;
+  r.summary = one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan),
+                       kSummaryChars);
+  r.text = text(e->text, &repaired);
+  r.model = text(e->model, &repaired);
+  if ((repaired || damaged_payload) &&
       call->last_utf8_warning != e->source_offset) {
     call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
     warn(call, e->source_offset, "invalid_utf8",
          "a record's text holds invalid UTF-8 or NUL bytes; stored with U+FFFD in their place");
   }
-  r.text = redacted(call, std::move(r.text), r.session_id);
-  if (e->payload.len > 0) {
-    auto& payloads = call->batch->payloads;
-    if (call->last_payload_offset == e->source_offset && !payloads.empty() &&
-        call->last_payload == view(e->payload)) {
-      r.payload_index = static_cast<int64_t>(payloads.size()) - 1;
-    } else {
-      call->last_payload = view(e->payload);
-      payloads.push_back(redacted(call, call->last_payload, r.session_id, /*record=*/true));
-      r.payload_index = static_cast<int64_t>(payloads.size()) - 1;
-      call->last_payload_offset = e->source_offset;
-    }
-  }
+  r.text = redacted(call, std::move(r.text), r.session_id, scan);
   call->batch->events.push_back(std::move(r));
 }
 
@@ -149,7 +165,7 @@ void emit_save_state(helix_call* call, helix_str state) {
     return;
   }
   // Opaque to the host, but adapters carry unfinished records in it (Grok's open message).
-  call->batch->saved_state = redacted(call, std::string(view(state)), {}, /*record=*/true);
+  call->batch->saved_state = redacted_record(call, std::string(view(state)));
 }
 
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,

@@ -1,7 +1,10 @@
 #include "redactor.hpp"
 
+#include "text.hpp"
+
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cstring>
 #include <fmt/format.h>
 #include <numeric>
 #include <re2/re2.h>
@@ -24,6 +27,13 @@ constexpr const char* kBuiltinAllow[] = {
     R"(EXAMPLE(?:KEY)?$)",  // AWS documentation keys (AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY)
     R"(\[REDACTED:)",  // already redacted: redact(redact(x)) == redact(x)
 };
+
+// Joins the texts of one search: the newline ends a token for every rule that needs a delimiter
+// or the end of the text after it, and the control character stops the rules that skip
+// whitespace (password\s*=), so a match in one text is found in the joined texts as well.
+constexpr std::string_view kSeparator = "\n\x01";
+
+using Places = std::vector<std::pair<std::size_t, std::size_t>>;
 
 struct Span {
   std::size_t begin, end;
@@ -77,6 +87,76 @@ std::vector<SecretRule> parse_tsv(std::string_view tsv) {
   return rules;
 }
 
+// A JSON string literal in a text: s[begin] and s[end - 1] are its quotes.
+struct Literal {
+  std::size_t begin = 0, end = 0;
+  bool escaped = false;  // holds a backslash
+  bool is_key = false;   // followed by ':'
+  std::string_view contents(std::string_view s) const {
+    return s.substr(begin + 1, end - begin - 2);
+  }
+};
+
+// The next terminated literal at or after `from`; false when there is none (an unterminated
+// literal is left to the search of the bytes outside strings).
+bool next_literal(std::string_view s, std::size_t from, Literal& literal) {
+  const std::size_t begin = s.find('"', from);
+  if (begin == std::string_view::npos) return false;
+  std::size_t end = begin + 1;
+  while (true) {  // the first quote after an even run of backslashes closes the literal
+    end = s.find('"', end);
+    if (end == std::string_view::npos) return false;
+    std::size_t backslashes = 0;
+    while (s[end - 1 - backslashes] == '\\') ++backslashes;  // stops at the opening quote
+    if (backslashes % 2 == 0) break;
+    ++end;
+  }
+  const std::size_t next = s.find_first_not_of(" \t\r\n", end + 1);
+  literal.begin = begin;
+  literal.end = end + 1;
+  literal.escaped = std::memchr(s.data() + begin + 1, '\\', end - begin - 1) != nullptr;
+  literal.is_key = next != std::string_view::npos && s[next] == ':';
+  return true;
+}
+
+// True when a regex may assert the start or end of its text (^, $, \A, \z), which a search
+// of several texts joined together would not see. The built-in rules' only `$` follows a
+// delimiter class that kSeparator's newline satisfies.
+bool may_anchor(std::string_view regex) {
+  for (std::size_t i = 0; i < regex.size(); ++i) {
+    const char c = regex[i];
+    if (c == '\\') {
+      if (i + 1 < regex.size() && (regex[i + 1] == 'A' || regex[i + 1] == 'z')) return true;
+      ++i;
+    } else if (c == '[') {  // a class: its ^ negates, nothing in it anchors
+      ++i;
+      if (i < regex.size() && regex[i] == '^') ++i;
+      if (i < regex.size() && regex[i] == ']') ++i;
+      while (i < regex.size() && regex[i] != ']') i += regex[i] == '\\' ? 2 : 1;
+    } else if (c == '^' || c == '$') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// True when every byte of `record` outside its string literals is JSON syntax: whitespace,
+// punctuation, numbers, true, false, null. Every built-in rule needs a letter none of those
+// has (each starts with a literal such as "ghp_", "AKIA", "aws", "password", "-----BEGIN",
+// "bearer"), so searching such bytes with the strings blanked cannot find anything.
+bool only_json_syntax_outside(std::string_view record, const Places& literals) {
+  static constexpr std::string_view kSyntax = " \t\r\n{}[]:,0123456789+-.eEtruefalsn";
+  auto syntax = [](std::string_view bytes) {
+    return bytes.find_first_not_of(kSyntax) == std::string_view::npos;
+  };
+  std::size_t from = 0;
+  for (auto [b, e] : literals) {
+    if (!syntax(record.substr(from, b - from))) return false;
+    from = e;
+  }
+  return syntax(record.substr(from));
+}
+
 // Edits sorted by position and disjoint, applied in one pass.
 void apply(std::string& s, std::vector<Edit> edits) {
   if (edits.empty()) return;
@@ -117,6 +197,10 @@ struct Redactor::Rules {
   std::vector<Rule> list;
   std::unique_ptr<RE2::Set> set;
   std::vector<std::unique_ptr<RE2>> allow;
+  // The rules find in joined texts what they find in each text (see kSeparator), so a text
+  // whose joined search finds nothing needs no search of its own.
+  bool joinable = true;
+  bool builtin_only = true;  // no configured rules (see only_json_syntax_outside)
 
   bool allowed(re2::StringPiece secret) const {
     return std::any_of(allow.begin(), allow.end(),
@@ -125,6 +209,13 @@ struct Redactor::Rules {
 
   std::string marker(int rule) const {
     return "[REDACTED:" + list[static_cast<std::size_t>(rule)].id + "]";
+  }
+
+  // True when no rule matches anywhere in `text` (and the set did not run out of memory).
+  bool clean(std::string_view text) const {
+    if (list.empty()) return true;
+    RE2::Set::ErrorInfo info{};
+    return !set->Match(piece(text), nullptr, &info) && info.kind != RE2::Set::kOutOfMemory;
   }
 
   // The secrets in `text`, sorted and merged: the set says which rules match at all, then each
@@ -194,52 +285,92 @@ struct Redactor::Rules {
     return n + replace(value, spans);
   }
 
+  // Appends to `out`, each followed by kSeparator, the texts redact_value(key, value, depth)
+  // searches; returns where `value` itself starts in `out`.
+  std::size_t gather_value(std::string_view key, std::string_view value, int depth,
+                           std::string& out) const {
+    if (depth < kMaxNesting && value.find('"') != std::string_view::npos)
+      gather_strings(value, depth + 1, out, nullptr, nullptr);
+    if (!key.empty()) {
+      out += '"';
+      out += key;
+      out += "\": \"";
+    }
+    const std::size_t at = out.size();
+    out += value;
+    if (!key.empty()) out += '"';
+    out += kSeparator;
+    return at;
+  }
+
+  // gather_value for each string literal of `s`, as string_edits searches them. The literals'
+  // places in `s` go to `literals`, their decoded texts' places in `out` to `strings`.
+  void gather_strings(std::string_view s, int depth, std::string& out, Places* literals,
+                      Places* strings) const {
+    std::string key, decoded;
+    Literal literal;
+    for (std::size_t i = 0; next_literal(s, i, literal); i = literal.end) {
+      if (literals) literals->emplace_back(literal.begin, literal.end);
+      std::string_view text = literal.contents(s);
+      if (depth > 0 && !literal.escaped && (literal.is_key || key.empty())) {
+        // Searched alone, a nested string without escapes or member name is a quoted part of
+        // the text around it, which is searched too: whatever a rule finds in it, it finds there.
+        if (literal.is_key)
+          key.assign(text);
+        else
+          key.clear();
+        continue;
+      }
+      if (literal.escaped) {
+        if (!decode_json_string(text, decoded)) {  // searched raw
+          out += text;
+          out += kSeparator;
+          key.clear();
+          continue;
+        }
+        text = decoded;
+      }
+      const std::string_view context = literal.is_key ? std::string_view() : key;
+      const std::size_t at = gather_value(context, text, depth, out);
+      if (strings) strings->emplace_back(at, text.size());
+      if (literal.is_key)
+        key.assign(text);
+      else
+        key.clear();
+    }
+  }
+
   // Edits replacing each JSON string literal of `s` whose decoded contents held a secret; the
   // literal's place is added to `tokens` when given. An unterminated literal is left alone.
   std::vector<Edit> string_edits(std::string_view s, int depth, int64_t& count,
-                                 std::vector<std::pair<std::size_t, std::size_t>>* tokens) const {
+                                 Places* tokens) const {
     std::vector<Edit> edits;
     std::string key;  // the decoded name of the member whose value comes next
-    std::size_t i = 0;
-    while ((i = s.find('"', i)) != std::string_view::npos) {
-      std::size_t j = i + 1;
-      bool escaped = false;
-      while (j < s.size() && s[j] != '"') {
-        if (s[j] == '\\') {
-          escaped = true;
-          ++j;  // the escaped character cannot end the string
-        }
-        ++j;
-      }
-      if (j >= s.size()) break;
-      if (tokens) tokens->emplace_back(i, j + 1);
-      const std::string_view literal = s.substr(i, j + 1 - i);
-      const std::size_t next = s.find_first_not_of(" \t\r\n", j + 1);
-      const bool is_key = next != std::string_view::npos && s[next] == ':';
+    Literal literal;
+    for (std::size_t i = 0; next_literal(s, i, literal); i = literal.end) {
+      if (tokens) tokens->emplace_back(literal.begin, literal.end);
+      const std::string_view contents = literal.contents(s);
       std::string decoded;
-      boost::system::error_code ec;
-      if (!escaped) {
-        decoded.assign(literal.substr(1, literal.size() - 2));
-      } else if (auto v = boost::json::parse(literal, ec); !ec && v.is_string()) {
-        decoded.assign(v.get_string().c_str(), v.get_string().size());
-      } else {  // not decodable: search the raw contents, keeping escape sequences whole
-        std::string raw(literal.substr(1, literal.size() - 2));
+      if (!literal.escaped) {
+        decoded.assign(contents);
+      } else if (!decode_json_string(contents, decoded)) {
+        // Not decodable: search the raw contents, keeping escape sequences whole.
+        std::string raw(contents);
         std::vector<Span> spans = find(raw);
         for (Span& span : spans) keep_escapes_whole(raw, span);
         count += replace(raw, spans);
-        if (!spans.empty()) edits.push_back({i + 1, j, std::move(raw)});
+        if (!spans.empty()) edits.push_back({literal.begin + 1, literal.end - 1, std::move(raw)});
         key.clear();
-        i = j + 1;
         continue;
       }
-      std::string name = is_key ? decoded : std::string();
-      const int64_t n = redact_value(is_key ? std::string() : key, decoded, depth);
+      std::string name = literal.is_key ? decoded : std::string();
+      const int64_t n = redact_value(literal.is_key ? std::string() : key, decoded, depth);
       if (n > 0) {
-        edits.push_back({i, j + 1, boost::json::serialize(boost::json::string_view(decoded))});
+        edits.push_back({literal.begin, literal.end,
+                         boost::json::serialize(boost::json::string_view(decoded))});
         count += n;
       }
       key = std::move(name);
-      i = j + 1;
     }
     return edits;
   }
@@ -288,7 +419,11 @@ Redactor::Redactor(const RedactionConfig& config) : rules_(std::make_unique<Rule
     if (r.confidence != "low" &&
         std::find(config.disable.begin(), config.disable.end(), r.id) == config.disable.end())
       add(r.id, r.regex, r.group);
-  for (const auto& r : config.rules) add(r.id, r.regex, r.group);
+  for (const auto& r : config.rules) {
+    rules_->builtin_only = false;
+    add(r.id, r.regex, r.group);
+    if (may_anchor(r.regex)) rules_->joinable = false;
+  }
   if (!rules_->set->Compile())
     throw std::runtime_error("the redaction rules could not be compiled together (out of memory)");
   std::vector<std::string> allow(std::begin(kBuiltinAllow), std::end(kBuiltinAllow));
@@ -304,16 +439,54 @@ Redactor::Redactor(const RedactionConfig& config) : rules_(std::make_unique<Rule
 
 Redactor::~Redactor() = default;
 
-int64_t Redactor::redact_text(std::string& text) const {
+bool RecordScan::covers(std::string_view text) const {
+  if (!clean_) return false;
+  for (auto [at, size] : strings_)
+    if (size == text.size() && std::string_view(searched_).substr(at, size) == text) return true;
+  return false;
+}
+
+int64_t Redactor::redact_text(std::string& text, const RecordScan* from) const {
+  // A clean record's string was searched in the record, in its member's context: the rules
+  // (no anchors, see kSeparator) find nothing in it alone either.
+  if (from && from->covers(text)) return 0;
+  if (rules_->joinable && text.find('"') != std::string::npos) {  // nested JSON strings
+    std::string joined;
+    rules_->gather_value({}, text, 0, joined);
+    if (rules_->clean(joined)) return 0;
+  }
   return rules_->redact_value({}, text, 0);
 }
 
-int64_t Redactor::redact_record(std::string& record) const {
+int64_t Redactor::redact_record(std::string& record, RecordScan* scan) const {
+  RecordScan own;
+  if (!scan) scan = &own;
+  scan->clean_ = false;
+  scan->searched_.clear();
+  scan->strings_.clear();
   const std::size_t first = record.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || (record[first] != '{' && record[first] != '['))
     return redact_text(record);
+  if (rules_->joinable) {
+    // Every text the search below makes, joined, and the record with its strings blanked: one
+    // pass of the rule set; most records hold no secret and need nothing more.
+    Places literals;
+    std::string& joined = scan->searched_;
+    rules_->gather_strings(record, 0, joined, &literals, &scan->strings_);
+    if (!rules_->builtin_only || !only_json_syntax_outside(record, literals)) {
+      const std::size_t base = joined.size();
+      joined += record;
+      for (auto [b, e] : literals)
+        std::fill(joined.begin() + static_cast<std::ptrdiff_t>(base + b + 1),
+                  joined.begin() + static_cast<std::ptrdiff_t>(base + e - 1), ' ');
+    }
+    if (rules_->clean(joined)) {
+      scan->clean_ = true;
+      return 0;
+    }
+  }
   int64_t count = 0;
-  std::vector<std::pair<std::size_t, std::size_t>> strings;
+  Places strings;
   std::vector<Edit> edits = rules_->string_edits(record, 0, count, &strings);
   // A torn or hand-made record may hold a secret outside any string: search the bytes between
   // the strings, with the strings' contents blanked so that no match can reach into them.

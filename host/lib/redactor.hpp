@@ -38,6 +38,20 @@ const std::vector<SecretRule>& builtin_secret_rules();
 std::string redaction_rule_problem(const RedactionRuleConfig& rule);
 std::string redaction_allow_problem(const std::string& regex);
 
+// What redact_record learnt about a record, so that a text copied out of it (an event's text
+// is often one of the record's strings) need not be searched a second time.
+class RecordScan {
+ public:
+  // True when `text` is one of the record's top-level strings and the record held no secret.
+  bool covers(std::string_view text) const;
+
+ private:
+  friend class Redactor;
+  bool clean_ = false;
+  std::string searched_;  // the texts searched together, the record's strings among them
+  std::vector<std::pair<std::size_t, std::size_t>> strings_;  // offset and size in searched_
+};
+
 class Redactor {
  public:
   // Compiles the rules once. Throws std::runtime_error for a rule the config check let through.
@@ -48,12 +62,13 @@ class Redactor {
 
   // Replaces each secret in `text` with "[REDACTED:<rule id>]"; returns how many it replaced.
   // JSON strings inside the text are decoded and searched as well.
-  int64_t redact_text(std::string& text) const;
+  // A text that `from` covers (a clean record's string) is left as it is, unsearched.
+  int64_t redact_text(std::string& text, const RecordScan* from = nullptr) const;
 
   // For a raw record: only the contents of JSON strings change (each is decoded, redacted and
   // encoded again), so a valid JSON record stays valid JSON. Text that does not start like
-  // JSON is redacted as text.
-  int64_t redact_record(std::string& record) const;
+  // JSON is redacted as text. `scan`, when given, learns what redact_text(from=scan) can skip.
+  int64_t redact_record(std::string& record, RecordScan* scan = nullptr) const;
 
   // The ids of the rules applied, built-in then configured.
   std::vector<std::string> rule_ids() const;

@@ -6,8 +6,17 @@
 
 namespace helix {
 
+// True when `in` is valid UTF-8 without NUL bytes, i.e. valid_utf8(in) == in.
+bool is_valid_utf8(std::string_view in);
+
 // Copies `in`, replacing every invalid UTF-8 sequence and NUL byte with U+FFFD.
 std::string valid_utf8(std::string_view in);
+
+// Decodes the contents of a JSON string literal (the bytes between its quotes) into `out`,
+// exactly as Boost.JSON's parser does with its default options. False, with `out` unspecified,
+// where that parser would fail: a bad escape, a lone surrogate, a control character or invalid
+// UTF-8.
+bool decode_json_string(std::string_view contents, std::string& out);
 
 // At most `max_chars` code points on one line (newlines and tabs become spaces), with "…"
 // marking a cut.

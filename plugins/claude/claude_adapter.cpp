@@ -74,30 +74,6 @@ SourceInfo source_info(std::string_view path) {
   return info;
 }
 
-// Bytes of the object or array starting at text[0]; all of text when it never closes.
-std::size_t value_length(std::string_view text) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if ((c == '}' || c == ']') && --depth == 0) {
-      return i + 1;
-    }
-  }
-  return text.size();
-}
-
 bool looks_like_claude_record(const bj::object& record) {
   if (!helix::claude::is_known_type(helix::json::str(record, "type"))) return false;
   for (std::string_view key : {"sessionId", "uuid", "leafUuid", "messageId"})
@@ -140,7 +116,7 @@ class ClaudeAdapter final : public helix::Adapter {
     std::string error = parser_.parse(
         line,
         [&](const bj::value& value, std::size_t at) {
-          std::string_view payload = line.substr(at, value_length(line.substr(at)));
+          std::string_view payload = line.substr(at, parser_.value_end() - at);
           if (auto* record = value.if_object())
             mapper.map(*record, payload, offset + at);
           else

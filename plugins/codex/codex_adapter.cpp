@@ -141,22 +141,40 @@ class CodexAdapter : public helix::Adapter {
   }
 
   void parse_line(helix::ParseContext& ctx, std::string_view line, uint64_t offset) override {
+    // A record's raw bytes run to the next value of its line: the last value of a line (most
+    // lines hold one) is handled at once, the others are copied out of the parser's arena.
     std::vector<std::pair<bj::value, std::size_t>> values;
     std::size_t error_at = 0;
     std::string error = parser_.parse(
-        line, [&](const bj::value& v, std::size_t at) { values.emplace_back(v, at); }, &error_at);
+        line,
+        [&](const bj::value& v, std::size_t at) {
+          if (values.empty() && is_blank(line.substr(parser_.value_end())))
+            handle_value(ctx, v, line.substr(at), offset + at);
+          else
+            values.emplace_back(bj::value(v, bj::storage_ptr()), at);
+        },
+        &error_at);
     for (std::size_t i = 0; i < values.size(); ++i) {
       const std::size_t end = i + 1 < values.size() ? values[i + 1].second : line.size();
       std::string_view raw = line.substr(values[i].second, end - values[i].second);
-      if (const auto* o = values[i].first.if_object())
-        handle_record(ctx, *o, raw, offset + values[i].second);
-      else
-        ctx.warn(offset + values[i].second, "invalid_record", "a line value is not an object");
+      handle_value(ctx, values[i].first, raw, offset + values[i].second);
     }
     if (!error.empty()) ctx.warn(offset + error_at, "invalid_json", error);
   }
 
  private:
+  static bool is_blank(std::string_view s) {
+    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+  }
+
+  void handle_value(helix::ParseContext& ctx, const bj::value& value, std::string_view raw,
+                    uint64_t offset) {
+    if (const auto* o = value.if_object())
+      handle_record(ctx, *o, raw, offset);
+    else
+      ctx.warn(offset, "invalid_record", "a line value is not an object");
+  }
+
   std::string_view session_id() const {
     return state_.session_id.empty() ? std::string_view(fallback_id_) : state_.session_id;
   }

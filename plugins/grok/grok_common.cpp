@@ -50,26 +50,6 @@ uint64_t fnv1a(std::string_view text) {
   return hash;
 }
 
-// End (exclusive) of the JSON value starting at `at`, honouring strings and escapes.
-std::size_t value_end(std::string_view line, std::size_t at) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = at; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if ((c == '}' || c == ']') && --depth == 0) {
-      return i + 1;
-    }
-  }
-  return line.size();
-}
-
 }  // namespace
 
 SourcePath split_source_path(std::string_view path) {
@@ -152,10 +132,6 @@ std::string_view first_line(std::string_view text) {
   return text.substr(0, text.find('\n'));
 }
 
-std::string_view record_slice(std::string_view line, std::size_t at) {
-  return line.substr(at, value_end(line, at) - at);
-}
-
 std::string content_text(const boost::json::value* content, bool mark_images) {
   if (!content) return {};
   if (auto* s = content->if_string()) return std::string(s->data(), s->size());
@@ -213,7 +189,7 @@ void for_each_record(helix::ParseContext& ctx, helix::json::LineParser& parser,
       line,
       [&](const boost::json::value& value, std::size_t at) {
         if (auto* object = value.if_object())
-          on_record(*object, record_slice(line, at), offset + at);
+          on_record(*object, line.substr(at, parser.value_end() - at), offset + at);
         else
           ctx.warn(offset + at, "not_an_object", "a record that is not a JSON object");
       },

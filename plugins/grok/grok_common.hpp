@@ -48,9 +48,6 @@ std::string_view trim(std::string_view text);
 // First non-empty line, for event summaries (the host truncates to 200 characters).
 std::string_view first_line(std::string_view text);
 
-// The JSON object's own bytes within the line (payload), from LineParser's value offset.
-std::string_view record_slice(std::string_view line, std::size_t at);
-
 // Text of ACP/Grok content: a string, a {"type":"text","text"} block or an array of blocks.
 // Text parts are concatenated as they are; images become "[image]" only when `mark_images`.
 std::string content_text(const boost::json::value* content, bool mark_images = false);

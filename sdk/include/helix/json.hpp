@@ -9,32 +9,44 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace helix::json {
 
-// Parses every JSON value on one line ("{...}{...}" included), reusing its buffers.
+// Parses every JSON value on one line ("{...}{...}" included), reusing its buffers: each value
+// is built in one arena, released when the next value starts, so a record costs no heap
+// allocation unless it outgrows the arena.
 class LineParser {
  public:
   // Deep enough for real transcripts, shallow enough to bound the parser's stack.
   static constexpr std::size_t kMaxDepth = 512;
+  static constexpr std::size_t kArenaBytes = 64 * 1024;
 
-  LineParser() : parser_(boost::json::storage_ptr(), options()) {}
+  LineParser()
+      : arena_buffer_(new unsigned char[kArenaBytes]),
+        parser_(boost::json::storage_ptr(), options()) {}
+  LineParser(const LineParser&) = delete;
+  LineParser& operator=(const LineParser&) = delete;
 
-  // Calls `on_value(value, byte_offset_in_line)` for each complete value. Returns an empty
+  // Calls `on_value(value, byte_offset_in_line)` for each complete value; the value (and any
+  // view into it) lives until the next value is parsed: to keep one longer, copy it with a
+  // storage of its own (boost::json::value(v, boost::json::storage_ptr())). Returns an empty
   // string on success or the reason the value at `error_at` is unusable. After damage the
   // parser resynchronises on the next whole record of the line (see resync), so a torn record
   // costs only itself.
   std::string parse(std::string_view line,
                     const std::function<void(const boost::json::value&, std::size_t)>& on_value,
                     std::size_t* error_at = nullptr) {
+    value_end_ = 0;
     std::string first_error;
     std::size_t pos = 0;
     while (true) {
       while (pos < line.size() && is_space(line[pos])) ++pos;
       if (pos >= line.size()) return first_error;
-      parser_.reset();
+      reset();
       boost::system::error_code ec;
       std::size_t used = parser_.write_some(line.data() + pos, line.size() - pos, ec);
       if (ec) {
@@ -47,12 +59,18 @@ class LineParser {
         continue;
       }
       boost::json::value v = parser_.release();
+      value_end_ = pos + used;  // the parser takes the whitespace after a value as well
+      while (value_end_ > pos && is_space(line[value_end_ - 1])) --value_end_;
       on_value(v, pos);
       pos += used;
     }
   }
 
+  // During on_value: the offset in the line just after the value's last byte.
+  std::size_t value_end() const { return value_end_; }
+
  private:
+  std::size_t value_end_ = 0;
   static constexpr int kResyncAttempts = 64;  // bounds the extra work a damaged line costs
 
   // A torn record: a writer died mid-record and the next record was appended to the same line
@@ -64,7 +82,7 @@ class LineParser {
     for (int attempt = 0; attempt < kResyncAttempts; ++attempt) {
       at = line.find('{', at + 1);
       if (at == std::string_view::npos) return at;
-      parser_.reset();
+      reset();
       boost::system::error_code ec;
       std::size_t end = at + parser_.write_some(line.data() + at, line.size() - at, ec);
       if (ec) continue;
@@ -82,6 +100,16 @@ class LineParser {
   }
   static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
+  // Frees the previous value for the next one: a fresh arena over the same first block (a
+  // released monotonic_resource would keep doubling the size of the blocks it adds).
+  void reset() {
+    parser_.reset();  // drops what the parser still holds before its arena goes
+    arena_.emplace(arena_buffer_.get(), kArenaBytes);
+    parser_.reset(boost::json::storage_ptr(&*arena_));
+  }
+
+  std::unique_ptr<unsigned char[]> arena_buffer_;
+  std::optional<boost::json::monotonic_resource> arena_;
   boost::json::parser parser_;
 };
 
