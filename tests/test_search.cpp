@@ -120,6 +120,13 @@ BOOST_AUTO_TEST_CASE(filters_narrow_the_hits) {
   BOOST_TEST(search_json(home, "hello --since 2999-01-01").empty());
   for (const auto& h : search_json(home, "hello --kind assistant_msg"))
     BOOST_TEST(h.at("kind").as_string() == "assistant_msg");
+  // One column of the events' index (digests have neither: they give no hits, no error).
+  BOOST_TEST(sessions_of(search_json(home, "tool:exec_command")) ==
+             std::set<std::string>{RecallHome::kCodex});
+  BOOST_TEST(sessions_of(search_json(home, "body:zebrawomble")) ==
+             std::set<std::string>{RecallHome::kCodex});
+  BOOST_TEST(search_json(home, "tool:zebrawomble").empty());
+  BOOST_TEST(home.helix("search tool:exec_command --kind digest").exit_code == 2);
   Run text = home.helix("search quokkafizz");
   BOOST_TEST(text.exit_code == 0);
   BOOST_TEST(text.out.find(RecallHome::kClaude) != std::string::npos);
