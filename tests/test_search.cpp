@@ -264,6 +264,7 @@ void check_migrated(const RecallHome& home, const std::string& expected) {
   { helix::Store store(home.store_db()); }  // a writable open migrates
   helix::Database db(home.store_db(), /*read_only=*/true);
   BOOST_TEST(count(db, "PRAGMA user_version") == 8);
+  BOOST_TEST(count(db, "PRAGMA freelist_count") == 0);  // the old copy's pages are given back
   BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name IN "
                        "('search_events_content', 'search_backlog')") == 0);
   check_index_matches_texts(home.store_db());

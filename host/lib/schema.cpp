@@ -254,7 +254,7 @@ DROP INDEX usage_source;
 // (is_searchable_kind; an event with a tool or a text); FTS5 reads it for snippets, and the
 // trigger hands FTS5 the same values to delete an event's row before the event goes (packs are
 // deleted after their events). The index is rebuilt from the view, which also indexes what
-// search_backlog still held.
+// search_backlog still held, and the copy's pages go back to the file system.
 constexpr const char* kSchemaV8SearchWithoutCopy = R"sql(
 DROP TRIGGER search_events_forget;
 DROP TABLE search_events;
@@ -275,6 +275,7 @@ CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
     SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
 END;
 INSERT INTO search_events (search_events) VALUES ('rebuild');
+PRAGMA incremental_vacuum;
 )sql";
 
 // Every schema change is a new entry, applied in order and never edited once released.
