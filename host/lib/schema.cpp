@@ -254,7 +254,8 @@ DROP INDEX usage_source;
 // (is_searchable_kind; an event with a tool or a text); FTS5 reads it for snippets, and the
 // trigger hands FTS5 the same values to delete an event's row before the event goes (packs are
 // deleted after their events). The index is rebuilt from the view, which also indexes what
-// search_backlog still held, and the copy's pages go back to the file system.
+// search_backlog still held, and the copy's pages go back to the file system. An event's kind,
+// tool, pack_id, text_off and text_len are therefore never updated in place.
 constexpr const char* kSchemaV8SearchWithoutCopy = R"sql(
 DROP TRIGGER search_events_forget;
 DROP TABLE search_events;
