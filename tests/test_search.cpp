@@ -11,6 +11,7 @@
 #include "recall_home.hpp"
 #include "search_index.hpp"
 #include "store.hpp"
+#include "temp_dir.hpp"
 
 namespace json = boost::json;
 using helix::test::RecallHome;
@@ -71,6 +72,36 @@ BOOST_AUTO_TEST_CASE(title_from_prompt_drops_leading_tags_and_folds_lines) {
   BOOST_TEST(title_from_prompt("a < b and <b>bold</b>") == "a < b and <b>bold</b>");
   const std::string long_prompt(300, 'x');
   BOOST_TEST(title_from_prompt(long_prompt) == std::string(80, 'x') + "\xE2\x80\xA6");
+}
+
+BOOST_AUTO_TEST_CASE(the_view_holds_the_events_the_sweep_indexes) {
+  // The view search_event_texts (schema) and SearchIndexWriter::add (code) each decide which
+  // events are indexed; FTS5 deletes by the view, so they must agree on every kind.
+  helix::test::TempDir dir;
+  helix::Store store(dir / "helix.db");
+  helix::Database& db = store.database();
+  const char* kinds[] = {"user_msg", "assistant_msg",      "thinking", "tool_call",  "tool_result",
+                         "error",    "test_run",           "edit",     "retry",      "lifecycle",
+                         "decision", "human_intervention", "other",    "completion"};  // schema.md
+  int64_t offset = 0;
+  auto add_event = [&](const std::string& kind, const char* tool) {
+    auto st = db.prepare(
+        "INSERT INTO events (session_uid, kind, tool, source_id, generation, source_offset, "
+        "ordinal) VALUES ('s', ?, ?, 1, 0, ?, 0)");
+    st.bind(1, kind).bind_text_or_null(2, tool ? tool : "").bind(3, offset++).run();
+    return db.last_insert_rowid();
+  };
+  for (const char* kind : kinds) {
+    const int64_t id = add_event(kind, "Bash");  // a tool name and no text: no pack needed
+    BOOST_TEST_CONTEXT(kind) {
+      BOOST_TEST(count(db, fmt::format("SELECT COUNT(*) FROM search_event_texts WHERE id = {}",
+                                       id)) == (helix::is_searchable_kind(kind) ? 1 : 0));
+    }
+  }
+  // Neither tool nor text: nothing to index, in the view as in add().
+  const int64_t bare = add_event("user_msg", nullptr);
+  BOOST_TEST(count(db, fmt::format("SELECT COUNT(*) FROM search_event_texts WHERE id = {}",
+                                   bare)) == 0);
 }
 
 BOOST_FIXTURE_TEST_SUITE(over_real_fixtures, Swept)
