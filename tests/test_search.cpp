@@ -1,7 +1,8 @@
 // Full-text search over the real binary and real fixtures: planted words in one session of each
-// flavor, phrase and prefix queries, filters, malformed queries, a rewritten source, the
-// index upgrade of an older store, and a session whose Tier 1 rows are dropped as retention
-// will drop them (its Tier 2 digest keeps it findable).
+// flavor, phrase and prefix queries, filters, malformed queries, an index that holds no copy of
+// the texts yet matches them exactly (after a rewritten source, after eviction), the upgrade of
+// an older store's index, and a session whose Tier 1 rows are dropped as retention will drop
+// them (its Tier 2 digest keeps it findable).
 #define BOOST_TEST_MODULE search
 #include <boost/test/unit_test.hpp>
 #include <set>
@@ -10,6 +11,7 @@
 #include "recall_home.hpp"
 #include "search_index.hpp"
 #include "store.hpp"
+#include "temp_dir.hpp"
 
 namespace json = boost::json;
 using helix::test::RecallHome;
@@ -28,6 +30,23 @@ int64_t count(helix::Database& db, const std::string& sql) {
   auto st = db.prepare(sql);
   st.step();
   return st.integer(0);
+}
+
+// FTS5 compares the index with its content (the view search_event_texts, read back from the
+// packs) and fails when an event's row holds other words than its text, or an event that is
+// gone still has a row: what a delete handed the wrong values would leave.
+void check_index_matches_texts(const std::filesystem::path& store_db) {
+  helix::Database db(store_db);
+  db.exec("INSERT INTO search_events (search_events, rank) VALUES ('integrity-check', 1)");
+}
+
+// Search answers for queries that cover every flavor, both columns, phrases and prefixes.
+std::string answers(const RecallHome& home) {
+  std::string out;
+  for (const char* query : {"hello", "quokkafizz", "'\"Permission is hereby granted\"'",
+                            "'zebraw* OR marmoset*'", "tool:exec_command", "'license NOT mit'"})
+    out += json::serialize(search_json(home, query)) + "\n";
+  return out;
 }
 
 struct Swept {
@@ -53,6 +72,36 @@ BOOST_AUTO_TEST_CASE(title_from_prompt_drops_leading_tags_and_folds_lines) {
   BOOST_TEST(title_from_prompt("a < b and <b>bold</b>") == "a < b and <b>bold</b>");
   const std::string long_prompt(300, 'x');
   BOOST_TEST(title_from_prompt(long_prompt) == std::string(80, 'x') + "\xE2\x80\xA6");
+}
+
+BOOST_AUTO_TEST_CASE(the_view_holds_the_events_the_sweep_indexes) {
+  // The view search_event_texts (schema) and SearchIndexWriter::add (code) each decide which
+  // events are indexed; FTS5 deletes by the view, so they must agree on every kind.
+  helix::test::TempDir dir;
+  helix::Store store(dir / "helix.db");
+  helix::Database& db = store.database();
+  const char* kinds[] = {"user_msg", "assistant_msg",      "thinking", "tool_call",  "tool_result",
+                         "error",    "test_run",           "edit",     "retry",      "lifecycle",
+                         "decision", "human_intervention", "other",    "completion"};  // schema.md
+  int64_t offset = 0;
+  auto add_event = [&](const std::string& kind, const char* tool) {
+    auto st = db.prepare(
+        "INSERT INTO events (session_uid, kind, tool, source_id, generation, source_offset, "
+        "ordinal) VALUES ('s', ?, ?, 1, 0, ?, 0)");
+    st.bind(1, kind).bind_text_or_null(2, tool ? tool : "").bind(3, offset++).run();
+    return db.last_insert_rowid();
+  };
+  for (const char* kind : kinds) {
+    const int64_t id = add_event(kind, "Bash");  // a tool name and no text: no pack needed
+    BOOST_TEST_CONTEXT(kind) {
+      BOOST_TEST(count(db, fmt::format("SELECT COUNT(*) FROM search_event_texts WHERE id = {}",
+                                       id)) == (helix::is_searchable_kind(kind) ? 1 : 0));
+    }
+  }
+  // Neither tool nor text: nothing to index, in the view as in add().
+  const int64_t bare = add_event("user_msg", nullptr);
+  BOOST_TEST(count(db, fmt::format("SELECT COUNT(*) FROM search_event_texts WHERE id = {}",
+                                   bare)) == 0);
 }
 
 BOOST_FIXTURE_TEST_SUITE(over_real_fixtures, Swept)
@@ -120,6 +169,13 @@ BOOST_AUTO_TEST_CASE(filters_narrow_the_hits) {
   BOOST_TEST(search_json(home, "hello --since 2999-01-01").empty());
   for (const auto& h : search_json(home, "hello --kind assistant_msg"))
     BOOST_TEST(h.at("kind").as_string() == "assistant_msg");
+  // One column of the events' index (digests have neither: they give no hits, no error).
+  BOOST_TEST(sessions_of(search_json(home, "tool:exec_command")) ==
+             std::set<std::string>{RecallHome::kCodex});
+  BOOST_TEST(sessions_of(search_json(home, "body:zebrawomble")) ==
+             std::set<std::string>{RecallHome::kCodex});
+  BOOST_TEST(search_json(home, "tool:zebrawomble").empty());
+  BOOST_TEST(home.helix("search tool:exec_command --kind digest").exit_code == 2);
   Run text = home.helix("search quokkafizz");
   BOOST_TEST(text.exit_code == 0);
   BOOST_TEST(text.out.find(RecallHome::kClaude) != std::string::npos);
@@ -170,26 +226,95 @@ BOOST_AUTO_TEST_CASE(a_rewritten_source_leaves_no_stale_hits) {
   BOOST_TEST(search_json(home, "quokkafizz").empty());
   BOOST_TEST(sessions_of(search_json(home, "wallabyfizz")) ==
              std::set<std::string>{RecallHome::kClaude});
-  helix::Database db(home.store_db(), /*read_only=*/true);
-  BOOST_TEST(count(db,
-                   "SELECT COUNT(*) FROM search_events WHERE rowid NOT IN "
-                   "(SELECT id FROM events)") == 0);
+  check_index_matches_texts(home.store_db());  // the old generation's rows left exactly
 }
 
-BOOST_AUTO_TEST_CASE(events_stored_before_the_index_existed_are_indexed_on_open) {
-  const auto before = search_json(home, "hello");
+BOOST_AUTO_TEST_CASE(the_index_keeps_no_copy_of_the_texts_and_matches_them_exactly) {
   {
-    // What migration 3 leaves in a store written by an older helix-host: events, no index.
-    helix::Database db(home.store_db());
-    db.exec("DELETE FROM search_events; INSERT INTO search_backlog SELECT id FROM events;");
-    BOOST_REQUIRE(count(db, "SELECT COUNT(*) FROM search_events") == 0);
+    helix::Database db(home.store_db(), /*read_only=*/true);
+    BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = "
+                         "'search_events_content'") == 0);
+    BOOST_TEST(count(db, "SELECT COUNT(*) FROM search_event_texts") > 0);
   }
-  BOOST_REQUIRE(search_json(home, "hello").empty());
-  { helix::Store store(home.store_db()); }  // a writable open works the backlog off
+  check_index_matches_texts(home.store_db());
+  {  // the check is real: a row deleted with other words than its text's is caught
+    helix::Database db(home.store_db());
+    db.exec("INSERT INTO search_events (search_events, rowid, tool, body) SELECT 'delete', id, "
+            "tool, body || ' quokkafizz' FROM search_event_texts WHERE body LIKE '%quokkafizz%' "
+            "LIMIT 1");
+  }
+  BOOST_CHECK_THROW(check_index_matches_texts(home.store_db()), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(an_event_whose_pack_is_gone_cannot_be_deleted_and_loses_nothing) {
+  // The index cannot drop the event's row without the text: refuse, rather than leave its
+  // words findable under a rowid a later event may take.
+  helix::Database db(home.store_db());
+  const std::string events = fmt::format(
+      "SELECT COUNT(*) FROM events WHERE session_uid = '{}'", RecallHome::kClaude);
+  const int64_t before = count(db, events);
+  try {
+    helix::Transaction tx(db);
+    db.exec(fmt::format("DELETE FROM payload_packs WHERE session_uid = '{0}'; "
+                        "DELETE FROM events WHERE session_uid = '{0}'",
+                        RecallHome::kClaude));
+    BOOST_FAIL("the events were deleted without their texts");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("payload pack is gone") !=
+               std::string::npos, e.what());
+  }
+  BOOST_TEST(count(db, events) == before);
+  check_index_matches_texts(home.store_db());
+}
+
+// The layout before schema version 8: FTS5 kept its own copy of each text and the events of
+// stores older than version 3 waited in search_backlog. `indexed` false is what migration 3 left.
+void make_old_search_layout(const std::filesystem::path& store_db, bool indexed) {
+  helix::Database db(store_db);
+  db.exec(fmt::format(R"sql(
+    BEGIN;
+    CREATE TEMP TABLE old_rows AS SELECT id, tool, body FROM search_event_texts;
+    DROP TRIGGER search_events_forget;
+    DROP TABLE search_events;
+    DROP VIEW search_event_texts;
+    CREATE VIRTUAL TABLE search_events USING fts5(
+      tool, body, tokenize = 'unicode61 remove_diacritics 2');
+    CREATE TRIGGER search_events_forget AFTER DELETE ON events BEGIN
+      DELETE FROM search_events WHERE rowid = old.id;
+    END;
+    CREATE TABLE search_backlog (event_id INTEGER PRIMARY KEY);
+    {}
+    PRAGMA user_version = 7;
+    COMMIT;)sql",
+                      indexed ? "INSERT INTO search_events (rowid, tool, body) "
+                                "SELECT id, tool, body FROM old_rows ORDER BY id;"
+                              : "INSERT INTO search_backlog SELECT id FROM events;"));
+}
+
+void check_migrated(const RecallHome& home, const std::string& expected) {
+  { helix::Store store(home.store_db()); }  // a writable open migrates
   helix::Database db(home.store_db(), /*read_only=*/true);
-  BOOST_TEST(count(db, "SELECT COUNT(*) FROM search_backlog") == 0);
-  const auto after = search_json(home, "hello");
-  BOOST_TEST(json::serialize(after) == json::serialize(before));
+  BOOST_TEST(count(db, "PRAGMA user_version") == 8);
+  BOOST_TEST(count(db, "PRAGMA freelist_count") == 0);  // the old copy's pages are given back
+  BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name IN "
+                       "('search_events_content', 'search_backlog')") == 0);
+  check_index_matches_texts(home.store_db());
+  BOOST_TEST(answers(home) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(an_old_index_is_rebuilt_without_its_copy_and_searches_the_same) {
+  const std::string expected = answers(home);
+  BOOST_REQUIRE(expected.find("**quokkafizz**") != std::string::npos);
+  make_old_search_layout(home.store_db(), /*indexed=*/true);
+  BOOST_TEST(answers(home) == expected);  // read-only commands search the old layout as it is
+  check_migrated(home, expected);
+}
+
+BOOST_AUTO_TEST_CASE(events_stored_before_the_index_existed_are_indexed_by_the_migration) {
+  const std::string expected = answers(home);
+  make_old_search_layout(home.store_db(), /*indexed=*/false);
+  BOOST_REQUIRE(search_json(home, "hello").empty());
+  check_migrated(home, expected);
 }
 
 BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_its_digest) {
@@ -211,9 +336,7 @@ BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_it
       COMMIT;)sql",
                         RecallHome::kClaude));
   }
-  BOOST_TEST(count(check,
-                   "SELECT COUNT(*) FROM search_events WHERE rowid NOT IN "
-                   "(SELECT id FROM events)") == 0);
+  check_index_matches_texts(home.store_db());
   {
     // Retention's step after its deletes: the index rewritten without tombstones, the freed
     // pages given back to the file system.
@@ -249,7 +372,7 @@ BOOST_AUTO_TEST_CASE(a_store_from_before_the_index_reads_without_titles_and_says
       DROP VIEW search_digest_rows;
       DROP TRIGGER search_digests_add; DROP TRIGGER search_digests_change;
       DROP TRIGGER search_digests_forget; DROP TRIGGER search_events_forget;
-      DROP TABLE search_digests; DROP TABLE search_events; DROP TABLE search_backlog;
+      DROP TABLE search_digests; DROP TABLE search_events; DROP VIEW search_event_texts;
       ALTER TABLE sessions DROP COLUMN prompt_title;)sql");
   }
   Run sessions = home.helix("sessions --json");

@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 #include <stdexcept>
 
+#include "search_index.hpp"
+
 namespace helix {
 namespace {
 
@@ -107,6 +109,7 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
   }
   sqlite3_busy_timeout(db_, 10000);
   sqlite3_extended_result_codes(db_, 1);
+  register_search_functions(db_);  // the search index's view and trigger call it
   exec("PRAGMA foreign_keys = ON");
   // auto_vacuum first: SQLite ignores it once WAL is on, and without it deletes never give
   // space back to the file system. On a file that already has tables it changes nothing.

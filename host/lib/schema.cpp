@@ -279,6 +279,38 @@ CREATE TRIGGER search_digests_change AFTER UPDATE OF json ON digests BEGIN
 END;
 )sql";
 
+// Version 8. search_events keeps no copy of the texts (they are in the payload packs already,
+// compressed; the copy was a fifth of Tier 1): an external-content FTS5 table whose content is
+// the view search_event_texts, which reads each text back from its pack through the host's
+// function helix_search_body (search_index.cpp). The view lists what SearchIndexWriter indexes
+// (is_searchable_kind; an event with a tool or a text); FTS5 reads it for snippets, and the
+// trigger hands FTS5 the same values to delete an event's row before the event goes (packs are
+// deleted after their events). The index is rebuilt from the view, which also indexes what
+// search_backlog still held, and the copy's pages go back to the file system. An event's kind,
+// tool, pack_id, text_off and text_len are therefore never updated in place.
+constexpr const char* kSchemaV8SearchWithoutCopy = R"sql(
+DROP TRIGGER search_events_forget;
+DROP TABLE search_events;
+DROP TABLE search_backlog;
+CREATE VIEW search_event_texts AS
+  SELECT e.id, e.tool,
+    helix_search_body((SELECT p.data FROM payload_packs p WHERE p.id = e.pack_id),
+                      e.text_off, e.text_len) AS body
+  FROM events e
+  WHERE e.kind IN ('user_msg', 'assistant_msg', 'tool_call', 'test_run', 'edit', 'error',
+                   'human_intervention', 'decision')
+    AND (e.tool IS NOT NULL OR e.text_len > 0);
+CREATE VIRTUAL TABLE search_events USING fts5(
+  tool, body, content = 'search_event_texts', content_rowid = 'id',
+  tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+  INSERT INTO search_events (search_events, rowid, tool, body)
+    SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+END;
+INSERT INTO search_events (search_events) VALUES ('rebuild');
+PRAGMA incremental_vacuum;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -292,6 +324,7 @@ constexpr Migration kMigrations[] = {
     {5, kSchemaV5Retention},
     {6, kSchemaV6UsagePosition},
     {7, kSchemaV7Resume},
+    {8, kSchemaV8SearchWithoutCopy},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

@@ -1,12 +1,12 @@
 // The write side of full-text search (see search_index.hpp).
 #include "search_index.hpp"
 
+#include <sqlite3.h>
 #include <zstd.h>
 
 #include <array>
 #include <boost/json.hpp>
 #include <cctype>
-#include <map>
 #include <stdexcept>
 
 #include "text.hpp"
@@ -15,7 +15,7 @@ namespace helix {
 namespace {
 
 // One event's indexed text is capped: a pasted log or a whole written file adds little to
-// recall and much to Tier 1 (the index keeps its own uncompressed copy).
+// recall and much to the index.
 constexpr std::size_t kMaxIndexedBytes = 32 * 1024;
 constexpr std::size_t kTitleChars = 80;
 
@@ -24,14 +24,6 @@ std::string_view capped(std::string_view text) {
   std::size_t end = kMaxIndexedBytes;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // UTF-8
   return text.substr(0, end);
-}
-
-std::string unpack(std::string_view packed, int64_t raw_bytes) {
-  std::string out(static_cast<std::size_t>(raw_bytes), '\0');
-  std::size_t n = ZSTD_decompress(out.data(), out.size(), packed.data(), packed.size());
-  if (ZSTD_isError(n) || n != out.size())
-    throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
-  return out;
 }
 
 void string_leaves(const boost::json::value& v, std::string& out) {
@@ -57,6 +49,53 @@ std::string searchable_text(std::string_view text) {
   return out;
 }
 
+// helix_search_body(pack, text_off, text_len). Deleting an event's rows decompresses its pack
+// once per pack, not once per event: the last pack is kept, recognised by its bytes (a pack's
+// id can be reused once it is deleted, its bytes cannot be confused).
+struct PackCache {
+  std::string packed, raw;
+
+  const std::string& unpack(std::string_view blob) {
+    if (blob == packed) return raw;
+    const unsigned long long size = ZSTD_getFrameContentSize(blob.data(), blob.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
+      throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
+    std::string out(static_cast<std::size_t>(size), '\0');
+    const std::size_t n = ZSTD_decompress(out.data(), out.size(), blob.data(), blob.size());
+    if (ZSTD_isError(n) || n != out.size())
+      throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
+    packed.assign(blob);
+    raw = std::move(out);
+    return raw;
+  }
+};
+
+std::string body_from_pack(PackCache& cache, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[2]) == SQLITE_NULL) return {};  // a tool call without text
+  if (sqlite3_value_type(argv[0]) != SQLITE_BLOB)
+    throw std::runtime_error(
+        "an event's text is missing from the store (its payload pack is gone); the store is "
+        "damaged");
+  const auto* data = static_cast<const char*>(sqlite3_value_blob(argv[0]));
+  const std::string& raw = cache.unpack(
+      std::string_view(data, static_cast<std::size_t>(sqlite3_value_bytes(argv[0]))));
+  const sqlite3_int64 off = sqlite3_value_int64(argv[1]), len = sqlite3_value_int64(argv[2]);
+  if (off < 0 || len < 0 || off + len > static_cast<sqlite3_int64>(raw.size()))
+    throw std::runtime_error(
+        "an event's text lies outside its payload pack; the store is damaged");
+  return indexed_body(std::string_view(raw).substr(static_cast<std::size_t>(off),
+                                                   static_cast<std::size_t>(len)));
+}
+
+void search_body(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  try {
+    const std::string body = body_from_pack(*static_cast<PackCache*>(sqlite3_user_data(ctx)), argv);
+    sqlite3_result_text64(ctx, body.data(), body.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  } catch (const std::exception& e) {  // never across SQLite's C frames
+    sqlite3_result_error(ctx, e.what(), -1);
+  }
+}
+
 }  // namespace
 
 bool is_searchable_kind(std::string_view kind) {
@@ -66,6 +105,23 @@ bool is_searchable_kind(std::string_view kind) {
   for (auto k : kinds)
     if (k == kind) return true;
   return false;
+}
+
+std::string indexed_body(std::string_view text) {
+  std::string body = searchable_text(text);
+  body.resize(capped(body).size());
+  return body;
+}
+
+void register_search_functions(sqlite3* db) {
+  // Innocuous (reads only its arguments): callable from the schema's view and trigger.
+  // SQLite owns the cache from here, even when registering fails.
+  if (sqlite3_create_function_v2(
+          db, "helix_search_body", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+          new PackCache, search_body, nullptr, nullptr,
+          [](void* cache) { delete static_cast<PackCache*>(cache); }) != SQLITE_OK)
+    throw std::runtime_error(std::string("cannot register the search functions: ") +
+                             sqlite3_errmsg(db));
 }
 
 std::string title_from_prompt(std::string_view prompt) {
@@ -94,7 +150,7 @@ void SearchIndexWriter::add(int64_t event_id, const std::string& session_uid,
                             const std::string& kind, const std::string& tool,
                             const std::string& text, bool shadow) {
   if (!is_searchable_kind(kind) || (text.empty() && tool.empty())) return;
-  insert_.bind(1, event_id).bind_text_or_null(2, tool).bind(3, capped(searchable_text(text))).run();
+  insert_.bind(1, event_id).bind_text_or_null(2, tool).bind(3, indexed_body(text)).run();
   if (kind != "user_msg" || shadow) return;
   if (std::string title = title_from_prompt(text); !title.empty())
     title_.bind(1, title).bind(2, session_uid).run();
@@ -102,48 +158,6 @@ void SearchIndexWriter::add(int64_t event_id, const std::string& session_uid,
 
 void compact_search_index(Database& db) {
   db.exec("INSERT INTO search_events (search_events) VALUES ('optimize')");
-}
-
-void index_search_backlog(Database& db) {
-  {
-    auto pending = db.prepare("SELECT EXISTS (SELECT 1 FROM search_backlog)");
-    pending.step();
-    if (pending.integer(0) == 0) return;
-  }
-  Transaction tx(db);
-  SearchIndexWriter writer(db);
-  auto events = db.prepare(R"sql(
-    SELECT e.id, e.session_uid, e.kind, COALESCE(e.tool, ''), e.shadowed, e.pack_id,
-      e.text_off, e.text_len
-    FROM search_backlog b JOIN events e ON e.id = b.event_id
-    ORDER BY e.session_uid, e.shadowed, e.seq)sql");
-  auto pack = db.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
-  std::map<int64_t, std::string> packs;  // of the current session only
-  std::string session;
-  while (events.step()) {
-    if (events.text(1) != session) {
-      session = events.text(1);
-      packs.clear();
-    }
-    const std::string kind = events.text(2);
-    if (!is_searchable_kind(kind)) continue;
-    std::string text;
-    if (!events.is_null(5) && !events.is_null(6)) {
-      const int64_t id = events.integer(5), off = events.integer(6), len = events.integer(7);
-      auto it = packs.find(id);
-      if (it == packs.end()) {
-        pack.bind(1, id);
-        std::string raw = pack.step() ? unpack(pack.blob(1), pack.integer(0)) : std::string();
-        pack.reset();
-        it = packs.emplace(id, std::move(raw)).first;
-      }
-      if (off >= 0 && off + len <= static_cast<int64_t>(it->second.size()))
-        text = it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
-    }
-    writer.add(events.integer(0), session, kind, events.text(3), text, events.integer(4) != 0);
-  }
-  db.exec("DELETE FROM search_backlog");
-  tx.commit();
 }
 
 }  // namespace helix

@@ -97,11 +97,16 @@ std::vector<SearchHit> search(Database& db, const SearchQuery& q) {
         .bind(7, q.since_ms)
         .bind(8, q.limit);
     std::set<std::string> seen;  // several digesters may describe one session
-    run(st, [&](Statement& r) {
-      if (!seen.insert(r.text(0)).second) return;
-      hits.push_back(SearchHit{r.text(0), r.text(1), r.text(3), r.text(2), "digest", "", r.text(5),
-                               r.integer(4), -1, r.real(6)});
-    });
+    try {
+      run(st, [&](Statement& r) {
+        if (!seen.insert(r.text(0)).second) return;
+        hits.push_back(SearchHit{r.text(0), r.text(1), r.text(3), r.text(2), "digest", "",
+                                 r.text(5), r.integer(4), -1, r.real(6)});
+      });
+    } catch (const SearchSyntaxError&) {
+      // Tier 1 read the query: it names an event column (tool:, body:) that digests lack.
+      if (q.kind == "digest") throw;
+    }
   }
   std::stable_sort(hits.begin(), hits.end(),
                    [](const SearchHit& a, const SearchHit& b) { return a.rank < b.rank; });

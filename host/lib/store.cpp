@@ -111,7 +111,6 @@ Store::Store(const std::filesystem::path& db_file, bool read_only)
     for (const char* suffix : {"-wal", "-shm", ".lock"})  // made before this helix-host, maybe
       make_private_file(db_file.string() + suffix);
     migrate(db_);
-    index_search_backlog(db_);  // events stored before the store had a search index
   }
 }
 
