@@ -8,12 +8,15 @@
 #include "source_cursor.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 namespace helix {
+
+class SearchIndexWriter;
 
 struct UsageTotals {
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
@@ -60,6 +63,7 @@ class Store {
  public:
   // Opens or creates the store file (its directory is created private to the user).
   explicit Store(const std::filesystem::path& db_file, bool read_only = false);
+  ~Store();
 
   const std::filesystem::path& path() const { return db_.path(); }
   Database& database() { return db_; }
@@ -85,6 +89,7 @@ class Store {
   void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
   std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
   Database db_;
+  std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
 };
 
 // Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the
