@@ -157,6 +157,7 @@ void Database::exec(std::string_view sql) {
 
 int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 int Database::changes() const { return sqlite3_changes(db_); }
+bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
 Transaction::~Transaction() {
@@ -170,6 +171,20 @@ Transaction::~Transaction() {
 }
 void Transaction::commit() {
   db_.exec("COMMIT");
+  done_ = true;
+}
+
+Savepoint::Savepoint(Database& db) : db_(db) { db_.exec("SAVEPOINT chunk"); }
+Savepoint::~Savepoint() {
+  if (done_) return;
+  try {
+    db_.exec("ROLLBACK TO chunk; RELEASE chunk");
+  } catch (const std::exception&) {
+    // SQLite already rolled back the whole transaction (e.g. a full disk); nothing is left.
+  }
+}
+void Savepoint::release() {
+  db_.exec("RELEASE chunk");
   done_ = true;
 }
 

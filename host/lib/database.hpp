@@ -85,6 +85,7 @@ class Database {
   StatementLease cached(std::string_view sql);
   int64_t last_insert_rowid() const;
   int changes() const;
+  bool in_transaction() const;
   const std::filesystem::path& path() const { return path_; }
 
  private:
@@ -105,6 +106,21 @@ class Transaction {
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   void commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+// A nested unit inside an open transaction: released on release(), rolled back to its start if
+// destroyed before that (the enclosing transaction stays open).
+class Savepoint {
+ public:
+  explicit Savepoint(Database& db);
+  ~Savepoint();
+  Savepoint(const Savepoint&) = delete;
+  Savepoint& operator=(const Savepoint&) = delete;
+  void release();
 
  private:
   Database& db_;

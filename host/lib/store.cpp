@@ -216,11 +216,76 @@ void Store::promote_shadows(
 }
 
 CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
-                                bool new_generation, const RepoResolver& repos) {
+                                bool new_generation, const RepoResolver& repos,
+                                int64_t input_bytes) {
+  if (!batch_) {
+    Transaction tx(db_);
+    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+    tx.commit();
+    return stats;
+  }
+  if (batch_->tx && !db_.in_transaction()) batch_->tx.reset();  // SQLite rolled it back
+  if (!batch_->tx) {
+    batch_->tx = std::make_unique<Transaction>(db_);
+    batch_->opened = std::chrono::steady_clock::now();
+  }
+  const int64_t id_before = cursor.id;
+  Savepoint chunk(db_);
+  try {
+    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+    chunk.release();
+    batch_->bytes += input_bytes;
+    if (batch_->bytes >= batch_->max_bytes) commit_batch();
+    else commit_if_due();
+    return stats;
+  } catch (...) {
+    cursor.id = id_before;  // a new source's row went with the savepoint
+    throw;
+  }
+}
+
+void Store::begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age) {
+  if (batch_) return;
+  batch_.emplace();
+  batch_->max_bytes = max_bytes;
+  batch_->max_age = max_age;
+  db_.exec("PRAGMA wal_autocheckpoint = 8192");  // 32 MiB of WAL between checkpoints
+}
+
+void Store::commit_if_due() {
+  if (batch_ && batch_->tx &&
+      std::chrono::steady_clock::now() - batch_->opened >= batch_->max_age)
+    commit_batch();
+}
+
+void Store::commit_batch() {
+  auto tx = std::move(batch_->tx);  // closed whatever happens: a failed COMMIT rolls back
+  batch_->bytes = 0;
+  if (tx && db_.in_transaction()) tx->commit();
+}
+
+void Store::end_batch() {
+  if (!batch_) return;
+  struct Close {
+    Store& store;
+    ~Close() {
+      store.batch_.reset();
+      try {
+        store.db_.exec("PRAGMA wal_autocheckpoint = 1000");
+      } catch (const std::exception&) {
+        // Only a setting of this connection, which is about to close.
+      }
+    }
+  } close{*this};
+  commit_batch();
+  db_.exec("PRAGMA wal_checkpoint(PASSIVE)");
+}
+
+CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
+                               bool new_generation, const RepoResolver& repos) {
   const int64_t now = now_ms();
   const std::string prefix = cursor.flavor + ":";
   CommitStats stats;
-  Transaction tx(db_);
   if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
   if (new_generation) delete_source_rows(cursor.id);
 
@@ -475,7 +540,6 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     redactions->bind(1, prefix + session_id).bind(2, cursor.id).bind(3, n).run();
 
   save_source(cursor);
-  tx.commit();
   return stats;
 }
 

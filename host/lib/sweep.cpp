@@ -37,6 +37,36 @@ bool is_damage(const std::string& category) {
   return kDamage.count(category) > 0;
 }
 
+// A sweep's writes commit together until about a chunk of input or this long has gone by.
+constexpr std::chrono::milliseconds kBatchAge{500};
+
+// Holds the store's write batch for one sweep; whatever is pending commits when it ends.
+class BatchScope {
+ public:
+  BatchScope(Store& store, int64_t bytes) : store_(store) { store_.begin_batch(bytes, kBatchAge); }
+  ~BatchScope() {
+    try {
+      store_.end_batch();
+    } catch (const std::exception&) {
+      // Unwinding already: the last batch's sources are read again next sweep.
+    }
+  }
+  BatchScope(const BatchScope&) = delete;
+  BatchScope& operator=(const BatchScope&) = delete;
+  void finish(SweepReport& report) {
+    try {
+      store_.end_batch();
+    } catch (const std::exception& e) {
+      report.problems.push_back(fmt::format(
+          "the store could not commit the sweep's last writes ({}); they are read again by the "
+          "next sweep", e.what()));
+    }
+  }
+
+ private:
+  Store& store_;
+};
+
 constexpr int64_t kDamageLines = 20;  // damaged records named one by one per sweep; then counted
 
 // Runs of NUL bytes are what a crashed append leaves (ext4 delayed allocation, a stale writer
@@ -91,15 +121,18 @@ SweepReport Sweep::run(const SweepProgress& progress) {
     report.problems.push_back(fmt::format(
         "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
         r.path, r.plugin));
+  BatchScope batch(store_, config_.chunk_bytes);
   follow_renames(discovery.sources);
   std::set<std::string> seen;
   for (std::size_t i = 0; i < discovery.sources.size(); ++i) {
     const auto& source = discovery.sources[i];
     seen.insert(source.path);
     visit(source, report);
+    store_.commit_if_due();
     if (progress) progress(i + 1, discovery.sources.size(), source.path);
   }
   mark_missing(seen, report);
+  batch.finish(report);
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
@@ -107,11 +140,14 @@ SweepReport Sweep::run(const SweepProgress& progress) {
 
 SweepReport Sweep::run_paths(const std::vector<std::string>& paths) {
   SweepReport report;
+  BatchScope batch(store_, config_.chunk_bytes);
   for (const auto& path : paths) {
     DiscoveredSource source;
     source.path = path;
     visit(source, report);
+    store_.commit_if_due();
   }
+  batch.finish(report);
   return report;
 }
 
@@ -234,8 +270,8 @@ bool Sweep::needs_new_generation(const SourceCursor& cursor, SourceFile& file) {
 }
 
 void Sweep::commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
-                   SweepReport& report) {
-  CommitStats stats = store_.commit_chunk(cursor, batch, new_generation, repos_);
+                   int64_t input_bytes, SweepReport& report) {
+  CommitStats stats = store_.commit_chunk(cursor, batch, new_generation, repos_, input_bytes);
   report.events_added += stats.events_added;
   report.copies_skipped += stats.events_skipped_as_copies;
   report.usage_records += stats.usage_records;
@@ -314,11 +350,11 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
     cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
                            ? hash_bytes(std::string_view(buf).substr(buf.size() - static_cast<std::size_t>(cursor.tail_len)))
                            : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
-    commit(cursor, batch, new_generation && !committed, report);
+    commit(cursor, batch, new_generation && !committed, cursor.offset - pos, report);
     committed = true;
   }
   if (!committed) {
-    if (new_generation) commit(cursor, RecordBatch{}, true, report);  // emptied: drop old rows
+    if (new_generation) commit(cursor, RecordBatch{}, true, 0, report);  // emptied: drop old rows
     else store_.save_source(cursor);
   }
 }
@@ -354,7 +390,7 @@ void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
   cursor.head_hash = hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
   cursor.tail_len = 0;
   ++cursor.generation;  // a document is replaced whole: its earlier rows go
-  commit(cursor, batch, true, report);
+  commit(cursor, batch, true, cursor.offset, report);
 }
 
 // Files renamed since the last sweep (rotation: x.jsonl moved away, a new x.jsonl created in

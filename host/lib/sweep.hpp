@@ -54,7 +54,7 @@ class Sweep {
   void ingest_document(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
                        SweepReport& report);
   void commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
-              SweepReport& report);
+              int64_t input_bytes, SweepReport& report);
   const AdapterInstance& instance(const PluginInfo& plugin);
   void mark_missing(const std::set<std::string>& seen, SweepReport& report);
   void follow_renames(const std::vector<DiscoveredSource>& sources);
