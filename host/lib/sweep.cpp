@@ -296,19 +296,18 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
   bool committed = false;
   while (true) {
     const int64_t pos = cursor.offset;
-    std::string buf = file.read(pos, chunk);
-    if (buf.empty()) break;
+    std::string& buf = read_buffer_;  // one buffer for every chunk of every source
+    buf.clear();
+    if (file.append(buf, pos, chunk) == 0) break;
     std::size_t newline = buf.rfind('\n');
     bool partial_last_line = false;
     while (newline == std::string::npos && buf.size() < max_record) {  // one long line
-      std::string more = file.read(pos + static_cast<int64_t>(buf.size()), chunk);
-      if (more.empty()) {
+      const std::size_t before = buf.size();
+      if (file.append(buf, pos + static_cast<int64_t>(before), chunk) == 0) {
         partial_last_line = true;  // the writer may still be in the middle of it
         break;
       }
-      std::size_t at = more.find('\n');
-      buf += more;
-      if (at != std::string::npos) newline = buf.size() - more.size() + at;
+      newline = buf.find('\n', before);
     }
     if (partial_last_line && !finished_last_line(cursor, buf)) break;
     if (partial_last_line) newline = buf.size(), buf += '\n';  // the host adds the newline
@@ -318,10 +317,10 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
       int64_t end = pos + static_cast<int64_t>(buf.size());
       std::size_t at = std::string::npos;
       while (at == std::string::npos) {
-        std::string more = file.read(end, chunk);
-        if (more.empty()) return;  // no end yet: wait for the writer
-        at = more.find('\n');
-        end += static_cast<int64_t>(at == std::string::npos ? more.size() : at + 1);
+        buf.clear();
+        if (file.append(buf, end, chunk) == 0) return;  // no end yet: wait for the writer
+        at = buf.find('\n');
+        end += static_cast<int64_t>(at == std::string::npos ? buf.size() : at + 1);
       }
       batch.warnings.push_back({static_cast<uint64_t>(pos), "record_too_large",
                                 fmt::format("a {} byte record exceeds sweep.max_record_bytes "

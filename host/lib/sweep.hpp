@@ -65,6 +65,7 @@ class Sweep {
   RepoResolver repos_;
   Redactor redactor_;  // compiled once per sweep, shared by every adapter instance
   std::map<std::string, std::unique_ptr<AdapterInstance>> instances_;
+  std::string read_buffer_;  // reused across chunks and sources: no allocation per read
 };
 
 }  // namespace helix
