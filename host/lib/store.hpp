@@ -17,6 +17,7 @@
 
 namespace helix {
 
+class PackCompressor;
 class SearchIndexWriter;
 
 struct UsageTotals {
@@ -104,6 +105,7 @@ class Store {
   std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
   Database db_;
   std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
+  std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
   struct Batch {
     int64_t max_bytes = 0, bytes = 0;
     std::chrono::milliseconds max_age{0};
