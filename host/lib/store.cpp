@@ -210,6 +210,16 @@ void Store::save_source(SourceCursor& c) {
   if (c.id == 0) c.id = db_.last_insert_rowid();
 }
 
+// FTS5 writes its pending terms out as a new segment at every savepoint and release, so the
+// texts of a batch are indexed once, just before it commits: one segment per transaction.
+void Store::index_pending_search() {
+  if (pending_search_.empty()) return;
+  if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
+  for (const auto& p : pending_search_)
+    search_->add(p.event_id, p.session_uid, p.kind, p.tool, p.text, p.shadow);
+  pending_search_.clear();
+}
+
 void Store::delete_source_rows(int64_t source_id) {
   // Remember which primaries go, so that a shadow copy held by another file takes their place.
   std::vector<std::tuple<std::string, std::string, int64_t>> lost;
@@ -251,7 +261,9 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
                                 int64_t input_bytes) {
   if (!batch_) {
     Transaction tx(db_);
+    pending_search_.clear();
     CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+    index_pending_search();
     tx.commit();
     return stats;
   }
@@ -261,6 +273,10 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     batch_->opened = std::chrono::steady_clock::now();
   }
   const int64_t id_before = cursor.id;
+  // Rows a new generation deletes leave the index by trigger: index them first, outside the
+  // savepoint (so that a failed chunk cannot take earlier chunks' entries with it).
+  if (new_generation) index_pending_search();
+  const std::size_t search_before = pending_search_.size();
   Savepoint chunk(db_);
   try {
     CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
@@ -271,6 +287,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     return stats;
   } catch (...) {
     cursor.id = id_before;  // a new source's row went with the savepoint
+    pending_search_.resize(std::min(search_before, pending_search_.size()));
     throw;
   }
 }
@@ -292,7 +309,11 @@ void Store::commit_if_due() {
 void Store::commit_batch() {
   auto tx = std::move(batch_->tx);  // closed whatever happens: a failed COMMIT rolls back
   batch_->bytes = 0;
-  if (tx && db_.in_transaction()) tx->commit();
+  if (tx && db_.in_transaction()) {
+    index_pending_search();
+    tx->commit();
+  }
+  pending_search_.clear();
 }
 
 void Store::end_batch() {
@@ -445,8 +466,6 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
       at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
   std::map<std::string, int64_t> seqs;
-  if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
-  SearchIndexWriter& search = *search_;
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
     const auto& e = batch.events[i];
     const std::string uid = prefix + e.session_id;
@@ -504,7 +523,8 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
           .run();
       continue;
     }
-    search.add(db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]);
+    if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
+      pending_search_.push_back({db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]});
     if (shadow[i]) continue;
     ++seq_it->second;
     ++stats.events_added;

@@ -100,11 +100,18 @@ class Store {
   CommitStats write_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
                           const RepoResolver& repos);
   void commit_batch();
+  void index_pending_search();
   void delete_source_rows(int64_t source_id);
   void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
   std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
   Database db_;
   std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
+  struct PendingSearch {
+    int64_t event_id;
+    std::string session_uid, kind, tool, text;
+    bool shadow;
+  };
+  std::vector<PendingSearch> pending_search_;  // events of the open batch, not yet indexed
   std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
   struct Batch {
     int64_t max_bytes = 0, bytes = 0;
