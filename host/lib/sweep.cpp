@@ -64,10 +64,13 @@ class BatchScope {
     try {
       store_.end_batch();
     } catch (const std::exception& e) {
-      report.problems.push_back(fmt::format(
-          "the store could not commit the sweep's last writes ({}); they are read again by the "
-          "next sweep", e.what()));
+      report_lost_batch(report, e);
     }
+  }
+  static void report_lost_batch(SweepReport& report, const std::exception& e) {
+    report.problems.push_back(fmt::format(
+        "the store could not commit the sweep's last writes ({}); they are read again by the "
+        "next sweep", e.what()));
   }
 
  private:
@@ -368,7 +371,11 @@ void Sweep::apply(Step& step, SweepReport& report) {
       report.problems.push_back(fmt::format("{}: {}", (*sources_)[step.visit].path, e.what()));
     }
   }
-  store_.commit_if_due();
+  try {
+    store_.commit_if_due();
+  } catch (const std::exception& e) {
+    BatchScope::report_lost_batch(report, e);
+  }
 }
 
 void Sweep::save(SourceCursor& cursor) {
