@@ -331,6 +331,7 @@ void Store::end_batch() {
   } close{*this};
   commit_batch();
   db_.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  compressor_.reset();  // its context and buffer are chunk-sized: not kept for what follows
 }
 
 CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,

@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <fmt/format.h>
 #include <thread>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <utility>
 
 namespace helix {
@@ -339,6 +342,10 @@ SweepReport Sweep::run_pipeline(const std::vector<DiscoveredSource>& sources,
   }
   pipeline_ = nullptr;
   sources_ = nullptr;
+  std::string().swap(read_buffer_);  // chunk-sized: not kept for what follows (the digests)
+#ifdef __GLIBC__
+  malloc_trim(0);  // the parsing thread's malloc arena keeps its chunks' pages otherwise
+#endif
   if (parse_failure) std::rethrow_exception(parse_failure);
   return report;
 }
