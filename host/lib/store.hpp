@@ -1,5 +1,5 @@
 // The Helix store: one SQLite file holding Tier 1 (sources, events, usage, payload packs) and
-// the session rows. All writes of one ingested chunk commit in one transaction.
+// the session rows. Each ingested chunk and its cursor commit together (a sweep batches chunks).
 #pragma once
 
 #include "database.hpp"
