@@ -51,6 +51,22 @@ BOOST_AUTO_TEST_CASE(compressed_reads_match_plain_reads_at_every_offset) {
   BOOST_TEST(packed.read(static_cast<int64_t>(raw.size()) - 5, 100) == raw.substr(raw.size() - 5));
 }
 
+BOOST_AUTO_TEST_CASE(append_reads_what_the_file_holds_now_into_the_callers_buffer) {
+  test::TempDir dir;
+  const std::string raw = sample_lines();
+  test::write_file(dir / "growing.jsonl", raw.substr(0, 1000));
+  SourceFile file(dir / "growing.jsonl");
+  test::write_file(dir / "growing.jsonl", raw);  // a writer appended after the open
+  std::string buf = "kept:";
+  BOOST_TEST(file.append(buf, 0, 1 << 20) == raw.size());  // past the size seen at the open
+  BOOST_TEST(buf == "kept:" + raw);
+  buf.clear();
+  BOOST_TEST(file.append(buf, 500, 100) == 100u);
+  BOOST_TEST(buf == raw.substr(500, 100));
+  BOOST_TEST(file.append(buf, static_cast<int64_t>(raw.size()), 100) == 0u);
+  BOOST_TEST(buf == raw.substr(500, 100));
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_file_is_a_clear_error) {
   BOOST_CHECK_EXCEPTION(SourceFile("/nonexistent/x.jsonl"), std::runtime_error,
                         [](const std::exception& e) {

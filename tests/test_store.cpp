@@ -7,6 +7,8 @@
 #include "store.hpp"
 #include "temp_dir.hpp"
 
+#include <chrono>
+
 using namespace helix;
 
 namespace {
@@ -197,7 +199,65 @@ BOOST_AUTO_TEST_CASE(status_measures_tier1_bytes) {
   BOOST_TEST(after.tier1_bytes <= after.file_bytes);
 }
 
+BOOST_AUTO_TEST_CASE(a_batch_commits_by_volume_and_a_failed_chunk_leaves_nothing) {
+  const auto file = dir / "store/helix.db";
+  store.begin_batch(1000, std::chrono::hours(1));
+  RecordBatch batch;
+  batch.events = {event("s1", 0, "user_msg"), event("s1", 10, "assistant_msg")};
+  cursor.offset = 20;
+  store.commit_chunk(cursor, batch, false, repos, 20);  // below the volume: still open
+  BOOST_TEST(Store(file, true).status().events == 0);
+
+  // A cursor whose row cannot be saved (another source has its path) fails at the very end
+  // of its chunk, after its session and events were written.
+  SourceCursor unknown = cursor;
+  unknown.id = 424242;
+  RecordBatch other;
+  other.events = {event("s2", 0, "user_msg")};
+  BOOST_CHECK_THROW(store.commit_chunk(unknown, other, false, repos, 20), std::runtime_error);
+
+  RecordBatch more;
+  more.events = {event("s1", 20, "assistant_msg")};
+  cursor.offset = 30;
+  store.commit_chunk(cursor, more, false, repos, 2000);  // past the volume: committed
+  Store reader(file, true);
+  BOOST_TEST(reader.status().events == 3);
+  BOOST_TEST(!reader.session("demo:s2"));
+  BOOST_TEST(reader.find_source(cursor.path)->offset == 30);
+  store.end_batch();
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_left_open_commits_at_its_end) {
+  store.begin_batch(1 << 30, std::chrono::hours(1));
+  RecordBatch batch;
+  batch.events = {event("s1", 0, "user_msg")};
+  store.commit_chunk(cursor, batch, false, repos, 10);
+  store.end_batch();
+  BOOST_TEST(Store(dir / "store/helix.db", true).status().events == 1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(a_cached_statement_comes_back_reset_and_unbound) {
+  test::TempDir dir;
+  Database db(dir / "helix.db");
+  db.exec("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2), (3)");
+  const char* sql = "SELECT n FROM t WHERE ?1 IS NULL OR n >= ?1 ORDER BY n";
+  {
+    auto first = db.cached(sql);
+    first->bind(1, int64_t{2});
+    BOOST_TEST(first->step());
+    BOOST_TEST(first->integer(0) == 2);
+    auto second = db.cached(sql);  // lent out already: a statement of its own
+    BOOST_TEST(second->step());
+    BOOST_TEST(second->integer(0) == 1);
+    BOOST_TEST(first->step());
+    BOOST_TEST(first->integer(0) == 3);
+  }  // both leases end mid-result
+  auto again = db.cached(sql);
+  BOOST_TEST(again->step());  // from the first row, with no value left bound
+  BOOST_TEST(again->integer(0) == 1);
+}
 
 BOOST_AUTO_TEST_CASE(a_store_from_a_newer_helix_is_refused) {
   test::TempDir dir;

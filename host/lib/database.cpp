@@ -100,6 +100,30 @@ bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+StatementLease::~StatementLease() {
+  if (!stmt_) return;
+  stmt_->reset();
+  if (in_use_) *in_use_ = false;
+}
+
+StatementLease::StatementLease(StatementLease&& other) noexcept
+    : owned_(std::move(other.owned_)), stmt_(other.stmt_), in_use_(other.in_use_) {
+  other.stmt_ = nullptr;
+  other.in_use_ = nullptr;
+}
+
+StatementLease Database::cached(std::string_view sql) {
+  auto it = cache_.find(std::string(sql));
+  if (it == cache_.end())
+    it = cache_.emplace(std::string(sql),
+                        std::make_unique<CachedStatement>(CachedStatement{Statement(db_, sql)}))
+             .first;
+  CachedStatement& c = *it->second;
+  if (c.in_use) return StatementLease(Statement(db_, sql));
+  c.in_use = true;
+  return StatementLease(&c.statement, &c.in_use);
+}
+
 Database::Database(const std::filesystem::path& file, bool read_only) : path_(file) {
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (sqlite3_open_v2(file.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
@@ -118,7 +142,10 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
          "PRAGMA synchronous = NORMAL");
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  cache_.clear();  // statements first: the connection closes cleanly only without them
+  sqlite3_close_v2(db_);
+}
 
 void Database::exec(std::string_view sql) {
   char* err = nullptr;
@@ -133,6 +160,7 @@ void Database::exec(std::string_view sql) {
 
 int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 int Database::changes() const { return sqlite3_changes(db_); }
+bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
 Transaction::~Transaction() {
@@ -146,6 +174,20 @@ Transaction::~Transaction() {
 }
 void Transaction::commit() {
   db_.exec("COMMIT");
+  done_ = true;
+}
+
+Savepoint::Savepoint(Database& db) : db_(db) { db_.exec("SAVEPOINT chunk"); }
+Savepoint::~Savepoint() {
+  if (done_) return;
+  try {
+    db_.exec("ROLLBACK TO chunk; RELEASE chunk");
+  } catch (const std::exception&) {
+    // SQLite already rolled back the whole transaction (e.g. a full disk); nothing is left.
+  }
+}
+void Savepoint::release() {
+  db_.exec("RELEASE chunk");
   done_ = true;
 }
 

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -44,6 +46,29 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+class Database;
+
+// A statement borrowed from its connection's cache for one use: reset and unbound when the
+// lease ends, however it ends (a caller that throws mid-step leaves nothing bound or open).
+class StatementLease {
+ public:
+  StatementLease(Statement* cached, bool* in_use) : stmt_(cached), in_use_(in_use) {}
+  explicit StatementLease(Statement&& own)
+      : owned_(std::make_unique<Statement>(std::move(own))), stmt_(owned_.get()) {}
+  ~StatementLease();
+  StatementLease(const StatementLease&) = delete;
+  StatementLease& operator=(const StatementLease&) = delete;
+  StatementLease(StatementLease&& other) noexcept;
+
+  Statement& operator*() const { return *stmt_; }
+  Statement* operator->() const { return stmt_; }
+
+ private:
+  std::unique_ptr<Statement> owned_;  // when the cached one was already lent out
+  Statement* stmt_ = nullptr;
+  bool* in_use_ = nullptr;
+};
+
 class Database {
  public:
   // Opens (creating if needed) the file with WAL, a busy timeout and foreign keys on.
@@ -54,13 +79,23 @@ class Database {
 
   void exec(std::string_view sql);
   Statement prepare(std::string_view sql) const { return Statement(db_, sql); }
+  // The statement for this SQL text, compiled once per connection and reused: for SQL that
+  // runs per chunk, per source or per lookup. A second lease of a text still in use gets a
+  // fresh statement of its own.
+  StatementLease cached(std::string_view sql);
   int64_t last_insert_rowid() const;
   int changes() const;
+  bool in_transaction() const;
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  struct CachedStatement {
+    Statement statement;
+    bool in_use = false;
+  };
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
+  std::unordered_map<std::string, std::unique_ptr<CachedStatement>> cache_;
 };
 
 // Commits on commit(), rolls back if destroyed before that.
@@ -71,6 +106,21 @@ class Transaction {
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   void commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+// A nested unit inside an open transaction: released on release(), rolled back to its start if
+// destroyed before that (the enclosing transaction stays open).
+class Savepoint {
+ public:
+  explicit Savepoint(Database& db);
+  ~Savepoint();
+  Savepoint(const Savepoint&) = delete;
+  Savepoint& operator=(const Savepoint&) = delete;
+  void release();
 
  private:
   Database& db_;

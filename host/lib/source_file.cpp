@@ -2,6 +2,7 @@
 
 #include "credential_files.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -68,19 +69,40 @@ SourceFile::~SourceFile() {
 }
 
 std::string SourceFile::read(int64_t offset, std::size_t max_bytes) {
-  if (decoder_) return read_compressed(offset, max_bytes);
-  std::string out(max_bytes, '\0');
+  std::string out;
+  append(out, offset, max_bytes);
+  return out;
+}
+
+std::size_t SourceFile::append(std::string& out, int64_t offset, std::size_t max_bytes) {
+  const std::size_t base = out.size();
+  if (decoder_) {
+    out += read_compressed(offset, max_bytes);
+    return out.size() - base;
+  }
+  // Room for what the file held when opened, plus a little: a short read then proves the end
+  // without a second call. Grown only if a writer appended since.
+  constexpr std::size_t kSlack = 4096;
+  const auto known = static_cast<std::size_t>(std::max<int64_t>(0, identity_.size - offset));
+  std::size_t room = std::min(max_bytes, known + kSlack);
   std::size_t got = 0;
+  out.resize(base + room);
   while (got < max_bytes) {
-    ssize_t n = ::pread(fd_, out.data() + got, max_bytes - got, offset + static_cast<int64_t>(got));
+    if (got == room) {
+      room = std::min(max_bytes, room * 2);
+      out.resize(base + room);
+    }
+    ssize_t n = ::pread(fd_, out.data() + base + got, room - got, offset + static_cast<int64_t>(got));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
+    if (n < 0) {
+      out.resize(base);
       throw std::runtime_error(fmt::format("cannot read {}: {}", path_.string(), std::strerror(errno)));
+    }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
-  out.resize(got);
-  return out;
+  out.resize(base + got);
+  return got;
 }
 
 std::string SourceFile::read_compressed(int64_t offset, std::size_t max_bytes) {
@@ -131,7 +153,10 @@ std::string SourceFile::read_compressed(int64_t offset, std::size_t max_bytes) {
 }
 
 uint64_t SourceFile::hash(int64_t offset, int64_t length) {
-  return hash_bytes(read(offset, static_cast<std::size_t>(length)));
+  std::string& bytes = hash_buffer_;
+  bytes.clear();
+  append(bytes, offset, static_cast<std::size_t>(length));
+  return hash_bytes(bytes);
 }
 
 }  // namespace helix

@@ -28,6 +28,9 @@ class SourceFile {
   // Up to max_bytes bytes starting at `offset`; fewer only at the end of the data.
   // Compressed files are cheapest read forwards; reading backwards restarts decompression.
   std::string read(int64_t offset, std::size_t max_bytes);
+  // The same bytes appended to `out`, returning how many: a caller reusing one buffer pays
+  // neither an allocation nor zero-filling of max_bytes for a file smaller than that.
+  std::size_t append(std::string& out, int64_t offset, std::size_t max_bytes);
 
   // 64-bit XXH3 of [offset, offset + length); used to recognise rewritten files.
   uint64_t hash(int64_t offset, int64_t length);
@@ -40,6 +43,7 @@ class SourceFile {
   int fd_ = -1;
   FileIdentity identity_;
   std::unique_ptr<Decoder> decoder_;
+  std::string hash_buffer_;  // reused by hash()
 };
 
 uint64_t hash_bytes(std::string_view bytes);

@@ -26,15 +26,6 @@ int64_t now_ms() {
       .count();
 }
 
-std::string compress(std::string_view raw) {
-  std::string out(ZSTD_compressBound(raw.size()), '\0');
-  std::size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(),
-                                kPackCompressionLevel);
-  if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
-  out.resize(n);
-  return out;
-}
-
 // Applies the ABI's session merge rule to an in-memory record.
 void merge(SessionRecord& into, const SessionRecord& from) {
   auto first = [](std::string& a, const std::string& b) { if (a.empty()) a = b; };
@@ -88,12 +79,52 @@ constexpr const char* kCursorColumns =
     "tail_len, tail_hash, generation, adapter, adapter_version, flavor, state, adapter_state, "
     "last_error";
 
+// Gives each session's pack its exact size before it is filled, so no pack grows by doubling
+// (a pack of several MB would otherwise briefly need twice that).
+void reserve_packs(const RecordBatch& batch, std::map<std::string, std::string>& packs) {
+  std::map<std::string, std::size_t> sizes;
+  std::set<std::pair<std::string_view, int64_t>> counted;  // a shared payload is packed once
+  for (const auto& e : batch.events) {
+    auto& size = sizes[e.session_id];
+    if (e.payload_index >= 0 && counted.emplace(e.session_id, e.payload_index).second)
+      size += batch.payloads[static_cast<std::size_t>(e.payload_index)].size();
+    size += e.text.size();
+  }
+  for (const auto& [session, size] : sizes) packs[session].reserve(size);
+}
+
 // One event's place in its session's pack.
 struct PackSlice {
   int64_t payload_off = -1, payload_len = 0, text_off = -1, text_len = 0;
 };
 
 }  // namespace
+
+// One zstd context and one output buffer for every pack the store writes: no context built
+// per pack, and the buffer grows to the largest bound once instead of being zeroed per call.
+class PackCompressor {
+ public:
+  PackCompressor() : ctx_(ZSTD_createCCtx()) {
+    if (!ctx_) throw std::runtime_error("zstd: out of memory");
+    ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, kPackCompressionLevel);
+  }
+  ~PackCompressor() { ZSTD_freeCCtx(ctx_); }
+  PackCompressor(const PackCompressor&) = delete;
+  PackCompressor& operator=(const PackCompressor&) = delete;
+
+  // The compressed frame, valid until the next call.
+  std::string_view compress(std::string_view raw) {
+    const std::size_t bound = ZSTD_compressBound(raw.size());
+    if (out_.size() < bound) out_.resize(bound);
+    std::size_t n = ZSTD_compress2(ctx_, out_.data(), out_.size(), raw.data(), raw.size());
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    return std::string_view(out_.data(), n);
+  }
+
+ private:
+  ZSTD_CCtx* ctx_;
+  std::string out_;
+};
 
 Store::Store(const std::filesystem::path& db_file, bool read_only)
     : db_([&] {
@@ -114,19 +145,24 @@ Store::Store(const std::filesystem::path& db_file, bool read_only)
   }
 }
 
+Store::~Store() = default;
+
 std::optional<SourceCursor> Store::find_source(const std::string& path) {
-  auto st = db_.prepare(fmt::format("SELECT {} FROM sources WHERE path = ?", kCursorColumns));
-  st.bind(1, path);
-  if (!st.step()) return std::nullopt;
-  return read_cursor(st);
+  static const std::string sql =
+      fmt::format("SELECT {} FROM sources WHERE path = ?", kCursorColumns);
+  auto st = db_.cached(sql);
+  st->bind(1, path);
+  if (!st->step()) return std::nullopt;
+  return read_cursor(*st);
 }
 
 std::optional<SourceCursor> Store::find_source_by_identity(uint64_t dev, uint64_t ino) {
-  auto st = db_.prepare(
-      fmt::format("SELECT {} FROM sources WHERE dev = ? AND ino = ?", kCursorColumns));
-  st.bind(1, static_cast<int64_t>(dev)).bind(2, static_cast<int64_t>(ino));
-  if (!st.step()) return std::nullopt;
-  return read_cursor(st);
+  static const std::string sql =
+      fmt::format("SELECT {} FROM sources WHERE dev = ? AND ino = ?", kCursorColumns);
+  auto st = db_.cached(sql);
+  st->bind(1, static_cast<int64_t>(dev)).bind(2, static_cast<int64_t>(ino));
+  if (!st->step()) return std::nullopt;
+  return read_cursor(*st);
 }
 
 std::vector<SourceCursor> Store::all_sources() {
@@ -138,7 +174,7 @@ std::vector<SourceCursor> Store::all_sources() {
 
 void Store::save_source(SourceCursor& c) {
   const int64_t now = now_ms();
-  auto st = db_.prepare(R"sql(
+  auto st = db_.cached(R"sql(
     INSERT INTO sources (id, path, dev, ino, size, mtime_ns, compressed, layout, head_len,
       head_hash, offset, tail_len, tail_hash, generation, adapter, adapter_version, flavor, state,
       adapter_state, last_error, first_seen_ms, updated_ms)
@@ -148,8 +184,8 @@ void Store::save_source(SourceCursor& c) {
       compressed = ?7, layout = ?8, head_len = ?9, head_hash = ?10, offset = ?11, tail_len = ?12,
       tail_hash = ?13, generation = ?14, adapter = ?15, adapter_version = ?16, flavor = ?17,
       state = ?18, adapter_state = ?19, last_error = ?20, updated_ms = ?21)sql");
-  if (c.id > 0) st.bind(1, c.id); else st.bind_null(1);
-  st.bind(2, c.path)
+  if (c.id > 0) st->bind(1, c.id); else st->bind_null(1);
+  st->bind(2, c.path)
       .bind(3, static_cast<int64_t>(c.dev))
       .bind(4, static_cast<int64_t>(c.ino))
       .bind(5, c.size)
@@ -169,48 +205,140 @@ void Store::save_source(SourceCursor& c) {
       .bind_blob(19, c.adapter_state)
       .bind_text_or_null(20, c.last_error)
       .bind(21, now);
-  st.run();
+  st->run();
   if (c.id == 0) c.id = db_.last_insert_rowid();
+}
+
+// FTS5 writes its pending terms out as a new segment at every savepoint and release, so the
+// texts of a batch are indexed once, just before it commits: one segment per transaction.
+void Store::index_pending_search() {
+  if (pending_search_.empty()) return;
+  if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
+  for (const auto& p : pending_search_)
+    search_->add(p.event_id, p.session_uid, p.kind, p.tool, p.text, p.shadow);
+  pending_search_.clear();
 }
 
 void Store::delete_source_rows(int64_t source_id) {
   // Remember which primaries go, so that a shadow copy held by another file takes their place.
   std::vector<std::tuple<std::string, std::string, int64_t>> lost;
-  auto primaries = db_.prepare(
+  auto primaries = db_.cached(
       "SELECT session_uid, uid, ordinal FROM events WHERE source_id = ? AND uid IS NOT NULL "
       "AND shadowed = 0");
-  primaries.bind(1, source_id);
-  while (primaries.step())
-    lost.emplace_back(primaries.text(0), primaries.text(1), primaries.integer(2));
-  for (const char* table : {"events", "usage", "payload_packs", "warnings", "session_redactions"}) {
-    auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE source_id = ?", table));
-    st.bind(1, source_id).run();
+  primaries->bind(1, source_id);
+  while (primaries->step())
+    lost.emplace_back(primaries->text(0), primaries->text(1), primaries->integer(2));
+  for (const char* sql : {"DELETE FROM events WHERE source_id = ?",
+                          "DELETE FROM usage WHERE source_id = ?",
+                          "DELETE FROM payload_packs WHERE source_id = ?",
+                          "DELETE FROM warnings WHERE source_id = ?",
+                          "DELETE FROM session_redactions WHERE source_id = ?"}) {
+    auto st = db_.cached(sql);
+    st->bind(1, source_id).run();
   }
   promote_shadows(lost);
 }
 
 void Store::promote_shadows(
     const std::vector<std::tuple<std::string, std::string, int64_t>>& lost) {
-  auto promote = db_.prepare(R"sql(
+  auto promote = db_.cached(R"sql(
     UPDATE events SET shadowed = 0,
       seq = (SELECT next_seq FROM sessions WHERE uid = ?1),
       parent_seq = (SELECT p.seq FROM events p WHERE p.session_uid = ?1 AND p.shadowed = 0
                     AND p.uid = events.parent_uid ORDER BY p.ordinal DESC LIMIT 1)
     WHERE id = (SELECT id FROM events WHERE session_uid = ?1 AND uid = ?2 AND ordinal = ?3
                 AND shadowed = 1 ORDER BY id LIMIT 1))sql");
-  auto bump = db_.prepare("UPDATE sessions SET next_seq = next_seq + 1 WHERE uid = ?");
+  auto bump = db_.cached("UPDATE sessions SET next_seq = next_seq + 1 WHERE uid = ?");
   for (const auto& [session, uid, ordinal] : lost) {
-    promote.bind(1, session).bind(2, uid).bind(3, ordinal).run();
-    if (db_.changes() > 0) bump.bind(1, session).run();
+    promote->bind(1, session).bind(2, uid).bind(3, ordinal).run();
+    if (db_.changes() > 0) bump->bind(1, session).run();
   }
 }
 
 CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
-                                bool new_generation, const RepoResolver& repos) {
+                                bool new_generation, const RepoResolver& repos,
+                                int64_t input_bytes) {
+  if (!batch_) {
+    Transaction tx(db_);
+    pending_search_.clear();
+    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+    index_pending_search();
+    tx.commit();
+    return stats;
+  }
+  if (batch_->tx && !db_.in_transaction()) batch_->tx.reset();  // SQLite rolled it back
+  if (!batch_->tx) {
+    batch_->tx = std::make_unique<Transaction>(db_);
+    batch_->opened = std::chrono::steady_clock::now();
+  }
+  const int64_t id_before = cursor.id;
+  // Rows a new generation deletes leave the index by trigger: index them first, outside the
+  // savepoint (so that a failed chunk cannot take earlier chunks' entries with it).
+  if (new_generation) index_pending_search();
+  const std::size_t search_before = pending_search_.size();
+  Savepoint chunk(db_);
+  try {
+    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+    chunk.release();
+    batch_->bytes += input_bytes;
+    if (batch_->bytes >= batch_->max_bytes) commit_batch();
+    else commit_if_due();
+    return stats;
+  } catch (...) {
+    cursor.id = id_before;  // a new source's row went with the savepoint
+    pending_search_.resize(std::min(search_before, pending_search_.size()));
+    throw;
+  }
+}
+
+void Store::begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age) {
+  if (batch_) return;
+  batch_.emplace();
+  batch_->max_bytes = max_bytes;
+  batch_->max_age = max_age;
+  db_.exec("PRAGMA wal_autocheckpoint = 8192");  // 32 MiB of WAL between checkpoints
+}
+
+void Store::commit_if_due() {
+  if (batch_ && batch_->tx &&
+      std::chrono::steady_clock::now() - batch_->opened >= batch_->max_age)
+    commit_batch();
+}
+
+void Store::commit_batch() {
+  auto tx = std::move(batch_->tx);  // closed whatever happens: a failed COMMIT rolls back
+  batch_->bytes = 0;
+  if (tx && db_.in_transaction()) {
+    index_pending_search();
+    tx->commit();
+  }
+  pending_search_.clear();
+}
+
+void Store::end_batch() {
+  if (!batch_) return;
+  struct Close {
+    Store& store;
+    ~Close() {
+      store.batch_.reset();
+      try {
+        store.db_.exec("PRAGMA wal_autocheckpoint = 1000");
+      } catch (const std::exception&) {
+        // Only a setting of this connection, which is about to close.
+      }
+    }
+  } close{*this};
+  commit_batch();
+  db_.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  compressor_.reset();  // its context and buffer are chunk-sized: not kept for what follows
+}
+
+CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
+                               bool new_generation, const RepoResolver& repos) {
   const int64_t now = now_ms();
   const std::string prefix = cursor.flavor + ":";
   CommitStats stats;
-  Transaction tx(db_);
+  if (!compressor_) compressor_ = std::make_unique<PackCompressor>();
   if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
   if (new_generation) delete_source_rows(cursor.id);
 
@@ -224,7 +352,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
   for (const auto& e : batch.events) touch(touched[e.session_id], e.ts_ms);
   for (const auto& u : batch.usage) touch(touched[u.session_id], u.ts_ms);
 
-  auto upsert = db_.prepare(R"sql(
+  auto upsert = db_.cached(R"sql(
     INSERT INTO sessions (uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch,
       model, title, agent_version, started_at_ms, ended_at_ms, source_path, discovered_at_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
@@ -243,7 +371,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
       ended_at_ms = MAX(COALESCE(ended_at_ms, 0), COALESCE(excluded.ended_at_ms, 0)))sql");
   for (auto& [id, s] : touched) {
     std::string repo = repos.repo_for(s.cwd);
-    upsert.bind(1, prefix + id)
+    upsert->bind(1, prefix + id)
         .bind(2, cursor.flavor)
         .bind(3, id)
         .bind_text_or_null(4, s.parent_native_id.empty() ? "" : prefix + s.parent_native_id)
@@ -254,17 +382,17 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind_text_or_null(9, s.model)
         .bind_text_or_null(10, s.title)
         .bind_text_or_null(11, s.agent_version);
-    if (s.started_at_ms > 0) upsert.bind(12, s.started_at_ms); else upsert.bind_null(12);
-    if (s.ended_at_ms > 0) upsert.bind(13, s.ended_at_ms); else upsert.bind_null(13);
-    upsert.bind(14, cursor.path).bind(15, now);
-    upsert.run();
+    if (s.started_at_ms > 0) upsert->bind(12, s.started_at_ms); else upsert->bind_null(12);
+    if (s.ended_at_ms > 0) upsert->bind(13, s.ended_at_ms); else upsert->bind_null(13);
+    upsert->bind(14, cursor.path).bind(15, now);
+    upsert->run();
   }
 
   // Events: a copy of a record already stored (same session, uid, ordinal) becomes a shadow.
   // Payloads and texts are packed per session, then events are inserted in emission order.
-  auto exists = db_.prepare(
+  auto exists = db_.cached(
       "SELECT 1 FROM events WHERE session_uid = ? AND uid = ? AND ordinal = ? AND shadowed = 0");
-  auto fill_time = db_.prepare(
+  auto fill_time = db_.cached(
       "UPDATE events SET ts_ms = ? WHERE session_uid = ? AND uid = ? AND ordinal = ? "
       "AND shadowed = 0 AND ts_ms IS NULL");
   std::set<std::tuple<std::string, std::string, uint32_t>> seen;
@@ -273,20 +401,21 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     const auto& e = batch.events[i];
     if (e.uid.empty()) continue;
     auto key = std::make_tuple(e.session_id, e.uid, e.ordinal);
-    exists.bind(1, prefix + e.session_id).bind(2, e.uid).bind(3, static_cast<int64_t>(e.ordinal));
-    bool stored = exists.step();
-    exists.reset();
+    exists->bind(1, prefix + e.session_id).bind(2, e.uid).bind(3, static_cast<int64_t>(e.ordinal));
+    bool stored = exists->step();
+    exists->reset();
     if (stored || !seen.insert(key).second) {
       shadow[i] = true;
       ++stats.events_skipped_as_copies;
       if (stored && e.ts_ms > 0)  // a copy may know the time its primary lacks
-        fill_time.bind(1, e.ts_ms).bind(2, prefix + e.session_id).bind(3, e.uid)
+        fill_time->bind(1, e.ts_ms).bind(2, prefix + e.session_id).bind(3, e.uid)
             .bind(4, static_cast<int64_t>(e.ordinal)).run();
     }
   }
 
   std::map<std::string, std::string> pack_bytes;              // session -> raw pack
   std::map<std::string, std::map<int64_t, int64_t>> shared;   // payload index -> offset
+  reserve_packs(batch, pack_bytes);
   std::vector<PackSlice> slices(batch.events.size());
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
     const auto& e = batch.events[i];
@@ -307,64 +436,63 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     }
   }
   std::map<std::string, int64_t> pack_ids;
-  auto insert_pack = db_.prepare(
+  auto insert_pack = db_.cached(
       "INSERT INTO payload_packs (session_uid, source_id, raw_bytes, data) VALUES (?, ?, ?, ?)");
   for (const auto& [session_id, raw] : pack_bytes) {
     if (raw.empty()) continue;
-    insert_pack.bind(1, prefix + session_id)
+    insert_pack->bind(1, prefix + session_id)
         .bind(2, cursor.id)
         .bind(3, static_cast<int64_t>(raw.size()))
-        .bind_blob(4, compress(raw));
-    insert_pack.run();
+        .bind_blob(4, compressor_->compress(raw));
+    insert_pack->run();
     pack_ids[session_id] = db_.last_insert_rowid();
   }
 
-  auto next_seq = db_.prepare("SELECT next_seq FROM sessions WHERE uid = ?");
-  auto parent = db_.prepare(
+  auto next_seq = db_.cached("SELECT next_seq FROM sessions WHERE uid = ?");
+  auto parent = db_.cached(
       "SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
       "ORDER BY ordinal DESC LIMIT 1");
-  auto call_tool = db_.prepare(
+  auto call_tool = db_.cached(
       "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
       "LIMIT 1");
-  auto insert_event = db_.prepare(R"sql(
+  auto insert_event = db_.cached(R"sql(
     INSERT INTO events (session_uid, seq, parent_seq, ts_ms, kind, role, tool, summary, uid,
       parent_uid, call_id, is_sidechain, model, source_id, generation, source_offset, ordinal,
       pack_id, payload_off, payload_len, text_off, text_len, shadowed)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
             ?20, ?21, ?22, ?23)
     ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql");
-  auto bad_position = db_.prepare(R"sql(
+  auto bad_position = db_.cached(R"sql(
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
       at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
   std::map<std::string, int64_t> seqs;
-  SearchIndexWriter search(db_);
   for (std::size_t i = 0; i < batch.events.size(); ++i) {
     const auto& e = batch.events[i];
     const std::string uid = prefix + e.session_id;
     auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
     if (fresh) {
-      next_seq.bind(1, uid);
-      next_seq.step();
-      seq_it->second = next_seq.integer(0);
-      next_seq.reset();
+      next_seq->bind(1, uid);
+      next_seq->step();
+      seq_it->second = next_seq->integer(0);
+      next_seq->reset();
     }
     const int64_t seq = seq_it->second;
-    insert_event.bind(1, uid);
-    if (shadow[i]) insert_event.bind_null(2); else insert_event.bind(2, seq);
-    insert_event.bind_null(3);
+    insert_event->bind(1, uid);
+    if (shadow[i]) insert_event->bind_null(2); else insert_event->bind(2, seq);
+    insert_event->bind_null(3);
     if (!e.parent_uid.empty() && !shadow[i]) {
-      parent.bind(1, uid).bind(2, e.parent_uid);
-      if (parent.step()) insert_event.bind(3, parent.integer(0));
-      parent.reset();
+      parent->bind(1, uid).bind(2, e.parent_uid);
+      if (parent->step()) insert_event->bind(3, parent->integer(0));
+      parent->reset();
     }
-    if (e.ts_ms > 0) insert_event.bind(4, e.ts_ms); else insert_event.bind_null(4);
+    if (e.ts_ms > 0) insert_event->bind(4, e.ts_ms); else insert_event->bind_null(4);
     std::string tool = e.tool;
     if (tool.empty() && !e.call_id.empty()) {
-      call_tool.bind(1, uid).bind(2, e.call_id);
-      if (call_tool.step()) tool = call_tool.text(0);
-      call_tool.reset();
+      call_tool->bind(1, uid).bind(2, e.call_id);
+      if (call_tool->step()) tool = call_tool->text(0);
+      call_tool->reset();
     }
-    insert_event.bind(5, e.kind)
+    insert_event->bind(5, e.kind)
         .bind_text_or_null(6, e.role)
         .bind_text_or_null(7, tool)
         .bind_text_or_null(8, e.summary)
@@ -379,14 +507,14 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(17, static_cast<int64_t>(e.ordinal));
     const auto& slice = slices[i];
     auto pack = pack_ids.find(e.session_id);
-    if (pack != pack_ids.end()) insert_event.bind(18, pack->second); else insert_event.bind_null(18);
-    for (int col = 19; col <= 22; ++col) insert_event.bind_null(col);
-    if (slice.payload_off >= 0) insert_event.bind(19, slice.payload_off).bind(20, slice.payload_len);
-    if (slice.text_off >= 0) insert_event.bind(21, slice.text_off).bind(22, slice.text_len);
-    insert_event.bind(23, static_cast<int64_t>(shadow[i]));
-    insert_event.run();
+    if (pack != pack_ids.end()) insert_event->bind(18, pack->second); else insert_event->bind_null(18);
+    for (int col = 19; col <= 22; ++col) insert_event->bind_null(col);
+    if (slice.payload_off >= 0) insert_event->bind(19, slice.payload_off).bind(20, slice.payload_len);
+    if (slice.text_off >= 0) insert_event->bind(21, slice.text_off).bind(22, slice.text_len);
+    insert_event->bind(23, static_cast<int64_t>(shadow[i]));
+    insert_event->run();
     if (db_.changes() == 0) {  // an adapter bug: two events claim one position; keep the first
-      bad_position.bind(1, cursor.id)
+      bad_position->bind(1, cursor.id)
           .bind(2, cursor.generation)
           .bind(3, static_cast<int64_t>(e.source_offset))
           .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
@@ -395,17 +523,18 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
           .run();
       continue;
     }
-    search.add(db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]);
+    if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
+      pending_search_.push_back({db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]});
     if (shadow[i]) continue;
     ++seq_it->second;
     ++stats.events_added;
   }
-  auto set_seq = db_.prepare(
+  auto set_seq = db_.cached(
       "UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
-  for (const auto& [uid, seq] : seqs) set_seq.bind(1, seq).bind(2, now).bind(3, uid).run();
+  for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now).bind(3, uid).run();
 
   // Usage: one row per model call; a repeated key keeps the record with the largest total.
-  auto usage = db_.prepare(R"sql(
+  auto usage = db_.cached(R"sql(
     INSERT INTO usage (key, session_uid, source_id, is_sidechain, ts_ms, model, input_tokens,
       output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd,
       source_offset)
@@ -424,47 +553,46 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor.id, cursor.generation,
                                                   u.source_offset, i)
                                     : prefix + u.key;
-    usage.bind(1, key)
+    usage->bind(1, key)
         .bind(2, prefix + u.session_id)
         .bind(3, cursor.id)
         .bind(4, static_cast<int64_t>((u.flags & 1u) != 0));
-    if (u.ts_ms > 0) usage.bind(5, u.ts_ms); else usage.bind_null(5);
-    usage.bind_text_or_null(6, u.model)
+    if (u.ts_ms > 0) usage->bind(5, u.ts_ms); else usage->bind_null(5);
+    usage->bind_text_or_null(6, u.model)
         .bind(7, u.input_tokens)
         .bind(8, u.output_tokens)
         .bind(9, u.cache_read_tokens)
         .bind(10, u.cache_creation_tokens)
         .bind(11, u.reasoning_tokens);
-    if (u.cost_usd >= 0) usage.bind(12, u.cost_usd); else usage.bind_null(12);
-    usage.bind(13, static_cast<int64_t>(u.source_offset));
-    usage.run();
+    if (u.cost_usd >= 0) usage->bind(12, u.cost_usd); else usage->bind_null(12);
+    usage->bind(13, static_cast<int64_t>(u.source_offset));
+    usage->run();
     ++stats.usage_records;
   }
   // Any new record of a session (usage-only chunks too) makes its digests stale.
-  auto ingested = db_.prepare("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
-  for (const auto& [id, s] : touched) ingested.bind(1, now).bind(2, prefix + id).run();
+  auto ingested = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& [id, s] : touched) ingested->bind(1, now).bind(2, prefix + id).run();
 
-  auto warn = db_.prepare(R"sql(
+  auto warn = db_.cached(R"sql(
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
       at_ms) VALUES (?, ?, ?, ?, ?, ?))sql");
   for (const auto& w : batch.warnings) {
-    warn.bind(1, cursor.id)
+    warn->bind(1, cursor.id)
         .bind(2, cursor.generation)
         .bind(3, static_cast<int64_t>(w.source_offset))
         .bind(4, w.category)
         .bind(5, w.message)
         .bind(6, now);
-    warn.run();
+    warn->run();
   }
 
-  auto redactions = db_.prepare(R"sql(
+  auto redactions = db_.cached(R"sql(
     INSERT INTO session_redactions (session_uid, source_id, count) VALUES (?, ?, ?)
     ON CONFLICT (session_uid, source_id) DO UPDATE SET count = count + excluded.count)sql");
   for (const auto& [session_id, n] : batch.redactions)
-    redactions.bind(1, prefix + session_id).bind(2, cursor.id).bind(3, n).run();
+    redactions->bind(1, prefix + session_id).bind(2, cursor.id).bind(3, n).run();
 
   save_source(cursor);
-  tx.commit();
   return stats;
 }
 

@@ -1,6 +1,6 @@
 // The Helix store: one SQLite file holding Tier 1 (sources, events, payload packs), the usage
-// ledger (Tier 2: kept across eviction) and the session rows. All writes of one ingested chunk
-// commit in one transaction.
+// ledger (Tier 2: kept across eviction) and the session rows. Each ingested chunk and its
+// cursor commit together (a sweep batches chunks).
 #pragma once
 
 #include "database.hpp"
@@ -8,8 +8,10 @@
 #include "repo_resolver.hpp"
 #include "source_cursor.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,9 @@
 #include <vector>
 
 namespace helix {
+
+class PackCompressor;
+class SearchIndexWriter;
 
 struct UsageTotals {
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
@@ -77,6 +82,7 @@ class Store {
  public:
   // Opens or creates the store file (its directory is created private to the user).
   explicit Store(const std::filesystem::path& db_file, bool read_only = false);
+  ~Store();
 
   const std::filesystem::path& path() const { return db_.path(); }
   Database& database() { return db_; }
@@ -88,9 +94,19 @@ class Store {
   void save_source(SourceCursor& cursor);
 
   // Stores one parsed chunk and the advanced cursor atomically. With `new_generation`, every
-  // row the source produced before is deleted in the same transaction.
+  // row the source produced before is deleted in the same transaction. `input_bytes` (what
+  // the chunk read) counts towards the open batch's volume.
   CommitStats commit_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
-                           const RepoResolver& repos);
+                           const RepoResolver& repos, int64_t input_bytes = 0);
+
+  // Batched writes, for a sweep: until end_batch, chunks (each in a savepoint) and cursor
+  // updates share one transaction, committed once about `max_bytes` of input or `max_age`
+  // has accumulated. Every cursor still moves in the transaction holding its rows, so a crash
+  // replays at most that much and never stores a chunk twice. The WAL is checkpointed once,
+  // at the end, rather than every thousand pages.
+  void begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age);
+  void commit_if_due();
+  void end_batch();
 
   std::vector<SessionRow> sessions(const SessionFilter& filter);
   std::optional<SessionRow> session(const std::string& uid);
@@ -102,10 +118,29 @@ class Store {
   StoreStatus status();
 
  private:
+  CommitStats write_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
+                          const RepoResolver& repos);
+  void commit_batch();
+  void index_pending_search();
   void delete_source_rows(int64_t source_id);
   void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
   std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
   Database db_;
+  std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
+  struct PendingSearch {
+    int64_t event_id;
+    std::string session_uid, kind, tool, text;
+    bool shadow;
+  };
+  std::vector<PendingSearch> pending_search_;  // events of the open batch, not yet indexed
+  std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
+  struct Batch {
+    int64_t max_bytes = 0, bytes = 0;
+    std::chrono::milliseconds max_age{0};
+    std::chrono::steady_clock::time_point opened;
+    std::unique_ptr<Transaction> tx;  // open while something is pending
+  };
+  std::optional<Batch> batch_;
 };
 
 // Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the

@@ -4,8 +4,18 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <sys/stat.h>
 #include <fmt/format.h>
+#include <thread>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <utility>
 
 namespace helix {
 namespace {
@@ -37,6 +47,39 @@ bool is_damage(const std::string& category) {
   return kDamage.count(category) > 0;
 }
 
+// A sweep's writes commit together until about a chunk of input or this long has gone by.
+constexpr std::chrono::milliseconds kBatchAge{500};
+
+// Holds the store's write batch for one sweep; whatever is pending commits when it ends.
+class BatchScope {
+ public:
+  BatchScope(Store& store, int64_t bytes) : store_(store) { store_.begin_batch(bytes, kBatchAge); }
+  ~BatchScope() {
+    try {
+      store_.end_batch();
+    } catch (const std::exception&) {
+      // Unwinding already: the last batch's sources are read again next sweep.
+    }
+  }
+  BatchScope(const BatchScope&) = delete;
+  BatchScope& operator=(const BatchScope&) = delete;
+  void finish(SweepReport& report) {
+    try {
+      store_.end_batch();
+    } catch (const std::exception& e) {
+      report_lost_batch(report, e);
+    }
+  }
+  static void report_lost_batch(SweepReport& report, const std::exception& e) {
+    report.problems.push_back(fmt::format(
+        "the store could not commit the sweep's last writes ({}); they are read again by the "
+        "next sweep", e.what()));
+  }
+
+ private:
+  Store& store_;
+};
+
 constexpr int64_t kDamageLines = 20;  // damaged records named one by one per sweep; then counted
 
 // Runs of NUL bytes are what a crashed append leaves (ext4 delayed allocation, a stale writer
@@ -55,6 +98,41 @@ void blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
   }
 }
 
+// Adds what one side of the sweep counted to the report, in the order it happened.
+void merge(SweepReport& into, SweepReport&& from) {
+  for (auto [to, add] : {std::pair{&into.sources_seen, from.sources_seen},
+                         {&into.sources_new, from.sources_new},
+                         {&into.sources_changed, from.sources_changed},
+                         {&into.sources_unchanged, from.sources_unchanged},
+                         {&into.sources_rewritten, from.sources_rewritten},
+                         {&into.sources_unclaimed, from.sources_unclaimed},
+                         {&into.sources_missing, from.sources_missing},
+                         {&into.sources_failed, from.sources_failed},
+                         {&into.events_added, from.events_added},
+                         {&into.copies_skipped, from.copies_skipped},
+                         {&into.usage_records, from.usage_records},
+                         {&into.bytes_read, from.bytes_read},
+                         {&into.bad_records, from.bad_records}})
+    *to += add;
+  into.sessions_touched.merge(from.sessions_touched);
+  for (const auto& [category, n] : from.warnings_by_category) into.warnings_by_category[category] += n;
+  into.problems.insert(into.problems.end(), std::make_move_iterator(from.problems.begin()),
+                       std::make_move_iterator(from.problems.end()));
+}
+
+// Runs a write of a cursor the parsing thread knows by a provisional id (a source new in this
+// sweep) under the id the store gave it, and remembers that id for the source's next writes.
+void with_store_id(std::map<int64_t, int64_t>& store_ids, SourceCursor& c,
+                   const std::function<void()>& write) {
+  const int64_t provisional = c.id;
+  if (provisional < 0) {
+    auto it = store_ids.find(provisional);
+    c.id = it == store_ids.end() ? 0 : it->second;
+  }
+  write();
+  if (provisional < 0 && c.id > 0) store_ids[provisional] = c.id;
+}
+
 void adopt_identity(SourceCursor& c, const FileIdentity& id) {
   c.dev = id.dev;
   c.ino = id.ino;
@@ -63,6 +141,110 @@ void adopt_identity(SourceCursor& c, const FileIdentity& id) {
 }
 
 }  // namespace
+
+void CursorTable::put(const SourceCursor& cursor, const std::string& old_path) {
+  auto forget = [&](const std::string& path) {
+    auto it = by_path_.find(path);
+    if (it == by_path_.end()) return;
+    auto [lo, hi] = by_identity_.equal_range({it->second.dev, it->second.ino});
+    for (auto i = lo; i != hi; ++i)
+      if (i->second == path) {
+        by_identity_.erase(i);
+        break;
+      }
+    by_path_.erase(it);
+  };
+  if (!old_path.empty()) forget(old_path);
+  forget(cursor.path);
+  by_path_.emplace(cursor.path, cursor);
+  by_identity_.emplace(std::pair{cursor.dev, cursor.ino}, cursor.path);
+}
+
+std::optional<SourceCursor> CursorTable::find(const std::string& path) const {
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<SourceCursor> CursorTable::find(uint64_t dev, uint64_t ino) const {
+  // As the store would answer: stored rows by id, then this sweep's new ones as created.
+  auto rank = [](int64_t id) { return id > 0 ? id : INT64_MAX + id; };
+  const SourceCursor* best = nullptr;
+  auto [lo, hi] = by_identity_.equal_range({dev, ino});
+  for (auto i = lo; i != hi; ++i) {
+    const SourceCursor& c = by_path_.at(i->second);
+    if (!best || rank(c.id) < rank(best->id)) best = &c;
+  }
+  if (!best) return std::nullopt;
+  return *best;
+}
+
+// One write of the storing thread, in the parsing thread's order.
+struct Sweep::Step {
+  std::size_t visit = 0;
+  SweepReport delta;  // the parsing thread's report changes made before the write
+  std::function<void(SweepReport&)> write;  // empty for a step that only reports
+  int64_t bytes = 0;  // source bytes the step carries: the queue's memory bound
+  bool ends_visit = false;
+};
+
+// The queue between the parsing thread and the storing thread. The parser waits before each
+// chunk while the queue holds a quarter chunk or more, so at most about two chunks' records
+// (one being stored, one queued or being parsed) are held at once, while small sources still
+// queue many at a time.
+class Sweep::Pipeline {
+ public:
+  struct Aborted {};  // the storing side gave up: the parsing thread stops
+
+  explicit Pipeline(int64_t budget) : budget_(std::max<int64_t>(1, budget)) {}
+
+  void wait_for_room() {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return aborted_ || bytes_ < budget_; });
+    if (aborted_) throw Aborted{};
+  }
+  void push(Step step) {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return aborted_ || queue_.size() < kMaxSteps; });
+    if (aborted_) throw Aborted{};
+    bytes_ += step.bytes;
+    queue_.push_back(std::move(step));
+    ready_.notify_one();
+  }
+  std::optional<Step> pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+    if (queue_.empty()) return std::nullopt;
+    Step step = std::move(queue_.front());
+    queue_.pop_front();
+    bytes_ -= step.bytes;
+    room_.notify_one();
+    return step;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    ready_.notify_one();
+  }
+  void abort() {
+    std::lock_guard lock(mutex_);
+    aborted_ = true;
+    room_.notify_one();
+  }
+  // A write of this visit failed: the parser may stop reading its source.
+  void fail(std::size_t visit) { failed_.store(visit); }
+  bool failed(std::size_t visit) const { return failed_.load() == visit; }
+
+ private:
+  static constexpr std::size_t kMaxSteps = 1024;
+  const int64_t budget_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<Step> queue_;
+  int64_t bytes_ = 0;
+  bool closed_ = false, aborted_ = false;
+  std::atomic<std::size_t> failed_{SIZE_MAX};
+};
 
 Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config)
     : store_(store),
@@ -91,28 +273,132 @@ SweepReport Sweep::run(const SweepProgress& progress) {
     report.problems.push_back(fmt::format(
         "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
         r.path, r.plugin));
+  BatchScope batch(store_, config_.chunk_bytes);
   follow_renames(discovery.sources);
+  cursors_ = CursorTable{};
+  for (const auto& cursor : store_.all_sources()) cursors_.put(cursor);
+  report = run_pipeline(discovery.sources, progress, std::move(report));
   std::set<std::string> seen;
-  for (std::size_t i = 0; i < discovery.sources.size(); ++i) {
-    const auto& source = discovery.sources[i];
-    seen.insert(source.path);
-    visit(source, report);
-    if (progress) progress(i + 1, discovery.sources.size(), source.path);
-  }
+  for (const auto& source : discovery.sources) seen.insert(source.path);
   mark_missing(seen, report);
+  batch.finish(report);
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
 SweepReport Sweep::run_paths(const std::vector<std::string>& paths) {
-  SweepReport report;
+  std::vector<DiscoveredSource> sources;
+  cursors_ = CursorTable{};
   for (const auto& path : paths) {
-    DiscoveredSource source;
-    source.path = path;
-    visit(source, report);
+    sources.emplace_back().path = path;
+    // Only the cursors these files may have: their path, or their inode (a rename).
+    if (auto cursor = store_.find_source(path)) cursors_.put(*cursor);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      if (auto cursor = store_.find_source_by_identity(static_cast<uint64_t>(st.st_dev),
+                                                       static_cast<uint64_t>(st.st_ino)))
+        cursors_.put(*cursor);
   }
+  BatchScope batch(store_, config_.chunk_bytes);
+  SweepReport report = run_pipeline(sources, {}, SweepReport{});
+  batch.finish(report);
   return report;
+}
+
+SweepReport Sweep::run_pipeline(const std::vector<DiscoveredSource>& sources,
+                                const SweepProgress& progress, SweepReport report) {
+  Pipeline pipeline(config_.chunk_bytes / 4);
+  pipeline_ = &pipeline;
+  sources_ = &sources;
+  store_ids_.clear();
+  failed_visit_ = SIZE_MAX;
+  std::exception_ptr parse_failure;
+  std::thread parser([&] {
+    try {
+      produce(sources);
+    } catch (const Pipeline::Aborted&) {
+      // The storing side failed and says why.
+    } catch (...) {
+      parse_failure = std::current_exception();
+    }
+    pipeline.close();
+  });
+  struct Join {  // also when storing throws: the parser must not outlive this frame
+    Pipeline& pipeline;
+    std::thread& parser;
+    ~Join() {
+      pipeline.abort();
+      parser.join();
+    }
+  };
+  {
+    Join join{pipeline, parser};
+    std::size_t done = 0;
+    while (auto step = pipeline.pop()) {
+      apply(*step, report);
+      if (step->ends_visit && progress) progress(++done, sources.size(), sources[step->visit].path);
+    }
+  }
+  pipeline_ = nullptr;
+  sources_ = nullptr;
+  std::string().swap(read_buffer_);  // chunk-sized: not kept for what follows (the digests)
+#ifdef __GLIBC__
+  malloc_trim(0);  // the parsing thread's malloc arena keeps its chunks' pages otherwise
+#endif
+  if (parse_failure) std::rethrow_exception(parse_failure);
+  return report;
+}
+
+// The parsing thread: every source in order, each visit's writes handed over as steps.
+void Sweep::produce(const std::vector<DiscoveredSource>& sources) {
+  for (visit_ = 0; visit_ < sources.size(); ++visit_) {
+    visit(sources[visit_], pending_);
+    pipeline_->push(Step{visit_, std::exchange(pending_, SweepReport{}), {}, 0, true});
+  }
+}
+
+void Sweep::emit(std::function<void(SweepReport&)> write, int64_t bytes) {
+  pipeline_->push(Step{visit_, std::exchange(pending_, SweepReport{}), std::move(write), bytes,
+                       false});
+}
+
+// The storing thread: a failed write fails its source as a failed visit did, and the rest of
+// that visit's steps are dropped.
+void Sweep::apply(Step& step, SweepReport& report) {
+  if (step.visit == failed_visit_) return;
+  merge(report, std::move(step.delta));
+  if (step.write) {
+    try {
+      step.write(report);
+    } catch (const std::exception& e) {
+      failed_visit_ = step.visit;
+      pipeline_->fail(step.visit);
+      ++report.sources_failed;
+      report.problems.push_back(fmt::format("{}: {}", (*sources_)[step.visit].path, e.what()));
+    }
+  }
+  try {
+    store_.commit_if_due();
+  } catch (const std::exception& e) {
+    BatchScope::report_lost_batch(report, e);
+  }
+}
+
+void Sweep::save(SourceCursor& cursor) {
+  cursors_.put(cursor);
+  emit([this, c = cursor](SweepReport&) mutable {
+    with_store_id(store_ids_, c, [&] { store_.save_source(c); });
+  });
+}
+
+void Sweep::stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_generation,
+                         int64_t input_bytes) {
+  cursors_.put(cursor);
+  emit([this, c = cursor, b = std::move(batch), new_generation, input_bytes](
+           SweepReport& report) mutable {
+    with_store_id(store_ids_, c, [&] { commit(c, b, new_generation, input_bytes, report); });
+  }, input_bytes);
 }
 
 void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
@@ -120,16 +406,17 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
   try {
     SourceFile file(source.path);
     const FileIdentity& id = file.identity();
-    std::optional<SourceCursor> cursor = store_.find_source(source.path);
+    std::optional<SourceCursor> cursor = cursors_.find(source.path);
     if (!cursor) {
       // A known file under a new name (renamed or rotated) keeps its cursor.
-      auto moved = store_.find_source_by_identity(id.dev, id.ino);
+      auto moved = cursors_.find(id.dev, id.ino);
       std::error_code ec;
       // The same inode with other first bytes is a new file on a reused inode, not a rename.
       if (moved && !std::filesystem::exists(moved->path, ec) &&
           (moved->head_len == 0 || file.hash(0, moved->head_len) == moved->head_hash)) {
-        moved->path = source.path;
-        store_.save_source(*moved);  // follow the rename before anything else
+        const std::string old_path = std::exchange(moved->path, source.path);
+        cursors_.put(*moved, old_path);
+        save(*moved);  // follow the rename before anything else
         cursor = std::move(moved);
       }
     }
@@ -141,6 +428,7 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
     bool is_new = !cursor;
     if (is_new) {
       cursor.emplace();
+      cursor->id = next_provisional_id_--;
       cursor->path = source.path;
       cursor->layout = source.layout;
       adopt_identity(*cursor, id);
@@ -150,7 +438,7 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
     const PluginInfo* plugin = plugins_.find(cursor->adapter);
     if (!plugin) {
       cursor->state = "orphaned";
-      store_.save_source(*cursor);
+      save(*cursor);
       report.problems.push_back(fmt::format(
           "{}: claimed by plugin '{}', which is not loaded; left unread until it is back",
           source.path, cursor->adapter));
@@ -199,7 +487,7 @@ bool Sweep::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource
   if (!winner) {
     ++report.sources_unclaimed;
     cursor.state = "unclaimed";
-    store_.save_source(cursor);
+    save(cursor);
     report.problems.push_back(fmt::format(
         "{}: no loaded plugin recognises this file (every probe scored 0); left unread",
         source.path));
@@ -234,8 +522,8 @@ bool Sweep::needs_new_generation(const SourceCursor& cursor, SourceFile& file) {
 }
 
 void Sweep::commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
-                   SweepReport& report) {
-  CommitStats stats = store_.commit_chunk(cursor, batch, new_generation, repos_);
+                   int64_t input_bytes, SweepReport& report) {
+  CommitStats stats = store_.commit_chunk(cursor, batch, new_generation, repos_, input_bytes);
   report.events_added += stats.events_added;
   report.copies_skipped += stats.events_skipped_as_copies;
   report.usage_records += stats.usage_records;
@@ -259,20 +547,21 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
   const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
   bool committed = false;
   while (true) {
+    pipeline_->wait_for_room();  // bounded memory: the store is at most about a chunk behind
+    if (pipeline_->failed(visit_)) return;  // storing this source failed: the rest is moot
     const int64_t pos = cursor.offset;
-    std::string buf = file.read(pos, chunk);
-    if (buf.empty()) break;
+    std::string& buf = read_buffer_;  // one buffer for every chunk of every source
+    buf.clear();
+    if (file.append(buf, pos, chunk) == 0) break;
     std::size_t newline = buf.rfind('\n');
     bool partial_last_line = false;
     while (newline == std::string::npos && buf.size() < max_record) {  // one long line
-      std::string more = file.read(pos + static_cast<int64_t>(buf.size()), chunk);
-      if (more.empty()) {
+      const std::size_t before = buf.size();
+      if (file.append(buf, pos + static_cast<int64_t>(before), chunk) == 0) {
         partial_last_line = true;  // the writer may still be in the middle of it
         break;
       }
-      std::size_t at = more.find('\n');
-      buf += more;
-      if (at != std::string::npos) newline = buf.size() - more.size() + at;
+      newline = buf.find('\n', before);
     }
     if (partial_last_line && !finished_last_line(cursor, buf)) break;
     if (partial_last_line) newline = buf.size(), buf += '\n';  // the host adds the newline
@@ -282,10 +571,10 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
       int64_t end = pos + static_cast<int64_t>(buf.size());
       std::size_t at = std::string::npos;
       while (at == std::string::npos) {
-        std::string more = file.read(end, chunk);
-        if (more.empty()) return;  // no end yet: wait for the writer
-        at = more.find('\n');
-        end += static_cast<int64_t>(at == std::string::npos ? more.size() : at + 1);
+        buf.clear();
+        if (file.append(buf, end, chunk) == 0) return;  // no end yet: wait for the writer
+        at = buf.find('\n');
+        end += static_cast<int64_t>(at == std::string::npos ? buf.size() : at + 1);
       }
       batch.warnings.push_back({static_cast<uint64_t>(pos), "record_too_large",
                                 fmt::format("a {} byte record exceeds sweep.max_record_bytes "
@@ -314,12 +603,12 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
     cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
                            ? hash_bytes(std::string_view(buf).substr(buf.size() - static_cast<std::size_t>(cursor.tail_len)))
                            : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
-    commit(cursor, batch, new_generation && !committed, report);
+    stage_commit(cursor, std::move(batch), new_generation && !committed, cursor.offset - pos);
     committed = true;
   }
   if (!committed) {
-    if (new_generation) commit(cursor, RecordBatch{}, true, report);  // emptied: drop old rows
-    else store_.save_source(cursor);
+    if (new_generation) stage_commit(cursor, RecordBatch{}, true, 0);  // emptied: drop old rows
+    else save(cursor);
   }
 }
 
@@ -338,6 +627,7 @@ bool Sweep::finished_last_line(const SourceCursor& cursor, std::string_view frag
 void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
                             const AdapterInstance& adapter, SweepReport& report) {
   const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
+  pipeline_->wait_for_room();
   std::string doc = file.read(0, max_record + 1);
   RecordBatch batch;
   if (doc.size() > max_record) {
@@ -354,7 +644,7 @@ void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
   cursor.head_hash = hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
   cursor.tail_len = 0;
   ++cursor.generation;  // a document is replaced whole: its earlier rows go
-  commit(cursor, batch, true, report);
+  stage_commit(cursor, std::move(batch), true, cursor.offset);
 }
 
 // Files renamed since the last sweep (rotation: x.jsonl moved away, a new x.jsonl created in

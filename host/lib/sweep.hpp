@@ -1,4 +1,7 @@
 // One sweep: discover -> claim -> read -> parse -> store, for every source of every adapter.
+// Two threads: a worker reads, claims and parses (adapters and redaction are pure functions of
+// bytes, and every cursor is loaded once at the start, so it needs no database), the calling
+// thread compresses and stores, in the worker's order, as the store's single writer.
 #pragma once
 
 #include "adapter_instance.hpp"
@@ -10,8 +13,10 @@
 #include "source_file.hpp"
 #include "store.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -33,6 +38,19 @@ struct SweepReport {
 // Called after each source with (sources done, sources total, path).
 using SweepProgress = std::function<void(std::size_t, std::size_t, const std::string&)>;
 
+// Every known cursor, by path and by file identity: what the parsing thread knows of the
+// store, loaded once per sweep and kept current by that thread.
+class CursorTable {
+ public:
+  void put(const SourceCursor& cursor, const std::string& old_path = {});
+  std::optional<SourceCursor> find(const std::string& path) const;
+  std::optional<SourceCursor> find(uint64_t dev, uint64_t ino) const;  // lowest id first
+
+ private:
+  std::map<std::string, SourceCursor> by_path_;
+  std::multimap<std::pair<uint64_t, uint64_t>, std::string> by_identity_;
+};
+
 class Sweep {
  public:
   Sweep(Store& store, const PluginRegistry& plugins, const Config& config);
@@ -44,6 +62,16 @@ class Sweep {
   SweepReport run_paths(const std::vector<std::string>& paths);
 
  private:
+  struct Step;
+  class Pipeline;
+  SweepReport run_pipeline(const std::vector<DiscoveredSource>& sources,
+                           const SweepProgress& progress, SweepReport report);
+  void produce(const std::vector<DiscoveredSource>& sources);
+  void apply(Step& step, SweepReport& report);
+  // Hands a write to the storing thread, with the report changes made before it.
+  void emit(std::function<void(SweepReport&)> write, int64_t bytes = 0);
+  void save(SourceCursor& cursor);
+
   void visit(const DiscoveredSource& source, SweepReport& report);
   bool claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource& source,
              SweepReport& report);
@@ -53,8 +81,10 @@ class Sweep {
   bool finished_last_line(const SourceCursor& cursor, std::string_view fragment) const;
   void ingest_document(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
                        SweepReport& report);
+  void stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_generation,
+                    int64_t input_bytes);
   void commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
-              SweepReport& report);
+              int64_t input_bytes, SweepReport& report);
   const AdapterInstance& instance(const PluginInfo& plugin);
   void mark_missing(const std::set<std::string>& seen, SweepReport& report);
   void follow_renames(const std::vector<DiscoveredSource>& sources);
@@ -65,6 +95,17 @@ class Sweep {
   RepoResolver repos_;
   Redactor redactor_;  // compiled once per sweep, shared by every adapter instance
   std::map<std::string, std::unique_ptr<AdapterInstance>> instances_;
+  // The parsing thread's state.
+  std::string read_buffer_;  // reused across chunks and sources: no allocation per read
+  CursorTable cursors_;
+  SweepReport pending_;      // report changes not yet handed over
+  std::size_t visit_ = 0;    // index of the source being visited
+  int64_t next_provisional_id_ = -1;  // new sources, until the store gives them an id
+  Pipeline* pipeline_ = nullptr;
+  const std::vector<DiscoveredSource>* sources_ = nullptr;  // of the running pipeline
+  // The storing thread's state: store ids given to provisional ones.
+  std::map<int64_t, int64_t> store_ids_;
+  std::size_t failed_visit_ = SIZE_MAX;  // its remaining steps are dropped
 };
 
 }  // namespace helix
