@@ -43,12 +43,16 @@ std::vector<SessionRow> Store::query_sessions(const SessionFilter& filter, const
                  SUM(cache_read_tokens) AS cache_read,
                  SUM(cache_creation_tokens) AS cache_creation,
                  SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
-               FROM usage WHERE ?4 = '' OR session_uid = ?4  -- one session: its rows only
-               GROUP BY session_uid) u ON u.session_uid = s.uid
+               FROM usage {0} GROUP BY session_uid) u ON u.session_uid = s.uid
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
-      AND (?4 = '' OR s.uid = ?4)
+      {1}
     ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+  // One session: plain `= ?4` terms, so that both lookups use their index (an `OR` with the
+  // empty case would make each lookup scan every session and every usage row: the digest pass
+  // does one lookup per session).
+  sql = uid.empty() ? fmt::format(fmt::runtime(sql), "", "AND ?4 = ''")
+                    : fmt::format(fmt::runtime(sql), "WHERE session_uid = ?4", "AND s.uid = ?4");
   {  // read-only commands do not migrate: a store older than version 3 has no derived titles
     auto probe = db_.prepare(
         "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'prompt_title'");
