@@ -2,6 +2,7 @@
 // chunk. The read side (listings, events, sizes) is store_query.cpp.
 #include "store.hpp"
 
+#include "clock.hpp"
 #include "private_files.hpp"
 #include "schema.hpp"
 #include "search_index.hpp"
@@ -19,12 +20,6 @@ namespace helix {
 namespace {
 
 constexpr int kPackCompressionLevel = 3;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Applies the ABI's session merge rule to an in-memory record.
 void merge(SessionRecord& into, const SessionRecord& from) {

@@ -1,5 +1,6 @@
 #include "sweep.hpp"
 
+#include "clock.hpp"
 #include "source_file.hpp"
 
 #include <boost/json.hpp>
@@ -33,10 +34,7 @@ bool same_file_state(const SourceCursor& c, const FileIdentity& id) {
 bool nothing_to_do(const SourceCursor& c, const FileIdentity& id, int64_t grace_seconds) {
   if (!same_file_state(c, id)) return false;
   if (c.compressed || c.offset >= id.size) return true;
-  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  return now_ns - c.mtime_ns < grace_seconds * 1000000000;
+  return now_ns() - c.mtime_ns < grace_seconds * 1000000000;
 }
 
 // Warning categories that mean damaged input (as opposed to records of an unknown kind).
@@ -615,10 +613,7 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
 // A last line without its newline is normally a writer mid-line. It is a finished record when
 // the file has been quiet for the grace period and the line is one complete JSON value.
 bool Sweep::finished_last_line(const SourceCursor& cursor, std::string_view fragment) const {
-  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  if (now_ns - cursor.mtime_ns < config_.final_line_grace_seconds * 1000000000) return false;
+  if (now_ns() - cursor.mtime_ns < config_.final_line_grace_seconds * 1000000000) return false;
   boost::system::error_code ec;
   boost::json::parse(fragment, ec);
   return !ec;
