@@ -278,3 +278,24 @@ BOOST_AUTO_TEST_CASE(reading_a_missing_store_says_to_sweep_first) {
                                  std::string::npos;
                         });
 }
+
+// Descriptors this process holds open on `file` (SQLite keeps one per open connection).
+int open_descriptors_on(const std::filesystem::path& file) {
+  int n = 0;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(fd.path(), ec) == file) ++n;
+  }
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(a_file_that_is_not_a_store_is_refused_and_left_closed) {
+  test::TempDir dir;
+  const auto file = std::filesystem::canonical(dir.path()) / "helix.db";
+  test::write_file(file, std::string(8192, 'x'));  // opens fine; its first read fails
+  for (int attempt = 0; attempt < 3; ++attempt)
+    BOOST_CHECK_EXCEPTION(Database{file}, std::runtime_error, [](const std::exception& e) {
+      return std::string(e.what()).find("not a database") != std::string::npos;
+    });
+  BOOST_TEST(open_descriptors_on(file) == 0);
+}
