@@ -236,6 +236,76 @@ BOOST_AUTO_TEST_CASE(a_batch_left_open_commits_at_its_end) {
   BOOST_TEST(Store(dir / "store/helix.db", true).status().events == 1);
 }
 
+// A batch that SQLite undoes whole (as after a full disk or an I/O error: here a trigger's
+// RAISE(ROLLBACK) on one event) or whose COMMIT fails (a deferred foreign key left broken)
+// throws BatchLost, and the search entries of its events go with it: the next batch reuses
+// their event ids, and a stale entry would index other words under them.
+struct LostBatchFixture : StoreFixture {
+  std::filesystem::path file = dir / "store/helix.db";
+
+  EventRecord said(uint64_t offset, const std::string& text) {
+    EventRecord e = event("s1", offset, "user_msg", "u" + std::to_string(offset));
+    e.text = text;
+    return e;
+  }
+
+  // Batches `doomed` after a first chunk; the batch is lost. Then another source's chunk
+  // commits in a new batch: the store must hold exactly that one, and a sound search index.
+  void lose_a_batch_then_commit_another(const EventRecord& doomed) {
+    store.begin_batch(1000, std::chrono::hours(1));
+    RecordBatch first;
+    first.events = {said(0, "quokkafizz one"), said(10, "quokkafizz two")};
+    cursor.offset = 20;
+    store.commit_chunk(cursor, first, false, repos, 20);
+    RecordBatch second;
+    second.events = {doomed};
+    cursor.offset = 600;
+    BOOST_CHECK_THROW(store.commit_chunk(cursor, second, false, repos, 2000), BatchLost);
+    BOOST_TEST(!store.find_source(cursor.path));  // its row was in the lost batch too
+
+    SourceCursor other = cursor;
+    other.path = (dir / "other.jsonl").string();
+    other.offset = 30;
+    RecordBatch next;
+    next.events = {said(0, "marmoset one"), said(10, "marmoset two"), said(20, "marmoset 3")};
+    store.commit_chunk(other, next, false, repos, 2000);
+    store.end_batch();
+
+    Database db(file);
+    auto count = [&](const std::string& sql) {
+      auto st = db.prepare(sql);
+      st.step();
+      return st.integer(0);
+    };
+    BOOST_TEST(count("SELECT count(*) FROM events") == 3);
+    BOOST_TEST(count("SELECT count(*) FROM sources") == 1);
+    BOOST_TEST(count("SELECT count(*) FROM search_events WHERE search_events MATCH 'quokkafizz'")
+               == 0);
+    BOOST_TEST(count("SELECT count(*) FROM search_events WHERE search_events MATCH 'marmoset'")
+               == 3);
+    BOOST_CHECK_NO_THROW(
+        db.exec("INSERT INTO search_events (search_events, rank) VALUES ('integrity-check', 1)"));
+  }
+};
+
+BOOST_FIXTURE_TEST_CASE(a_batch_sqlite_rolls_back_leaves_no_search_entry_behind,
+                        LostBatchFixture) {
+  store.database().exec(
+      "CREATE TRIGGER test_rollback BEFORE INSERT ON events WHEN NEW.source_offset = 500 "
+      "BEGIN SELECT RAISE(ROLLBACK, 'forced rollback'); END");
+  lose_a_batch_then_commit_another(said(500, "zebrawomble"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_batch_whose_commit_fails_is_lost_whole, LostBatchFixture) {
+  store.database().exec(R"sql(
+    CREATE TABLE test_parent (id INTEGER PRIMARY KEY);
+    CREATE TABLE test_child (parent INTEGER REFERENCES test_parent (id)
+                             DEFERRABLE INITIALLY DEFERRED);
+    CREATE TRIGGER test_break_commit AFTER INSERT ON events WHEN NEW.source_offset = 500
+    BEGIN INSERT INTO test_child VALUES (1); END)sql");
+  lose_a_batch_then_commit_another(said(500, "zebrawomble"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_CASE(a_cached_statement_comes_back_reset_and_unbound) {
@@ -277,4 +347,25 @@ BOOST_AUTO_TEST_CASE(reading_a_missing_store_says_to_sweep_first) {
                           return std::string(e.what()).find("run 'helix-host sweep'") !=
                                  std::string::npos;
                         });
+}
+
+// Descriptors this process holds open on `file` (SQLite keeps one per open connection).
+int open_descriptors_on(const std::filesystem::path& file) {
+  int n = 0;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(fd.path(), ec) == file) ++n;
+  }
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(a_file_that_is_not_a_store_is_refused_and_left_closed) {
+  test::TempDir dir;
+  const auto file = std::filesystem::canonical(dir.path()) / "helix.db";
+  test::write_file(file, std::string(8192, 'x'));  // opens fine; its first read fails
+  for (int attempt = 0; attempt < 3; ++attempt)
+    BOOST_CHECK_EXCEPTION(Database{file}, std::runtime_error, [](const std::exception& e) {
+      return std::string(e.what()).find("not a database") != std::string::npos;
+    });
+  BOOST_TEST(open_descriptors_on(file) == 0);
 }

@@ -6,9 +6,11 @@
 #include "adapter_harness.hpp"
 #include "config.hpp"
 #include "store.hpp"
+#include "store_dump.hpp"
 #include "sweep.hpp"
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <zstd.h>
 
@@ -233,6 +235,87 @@ BOOST_AUTO_TEST_CASE(a_file_no_plugin_recognises_is_reported_and_left_unread) {
   BOOST_REQUIRE(!report.problems.empty());
   BOOST_TEST(report.problems.front().find("no loaded plugin recognises this file") !=
              std::string::npos);
+}
+
+// The store's first batch holding the record at `offset` of `path` cannot commit: a trigger
+// breaks a deferred foreign key, which fails the COMMIT, as a full disk or an I/O error would.
+void break_the_commit_at(const std::filesystem::path& db_file, const std::string& path,
+                         int64_t offset) {
+  Store store(db_file);
+  store.database().exec(fmt::format(R"sql(
+    CREATE TABLE test_parent (id INTEGER PRIMARY KEY);
+    CREATE TABLE test_child (parent INTEGER REFERENCES test_parent (id)
+                             DEFERRABLE INITIALLY DEFERRED);
+    CREATE TRIGGER test_break_commit AFTER INSERT ON events
+    WHEN NEW.source_offset = {} AND NEW.source_id = (SELECT id FROM sources WHERE path = '{}')
+    BEGIN INSERT INTO test_child VALUES (1); END)sql", offset, path));
+}
+
+void mend_the_commit(const std::filesystem::path& db_file) {
+  Store store(db_file);
+  store.database().exec("DROP TRIGGER test_break_commit; DROP TABLE test_child; "
+                        "DROP TABLE test_parent");
+}
+
+// A batch lost mid-file must not cost a record: the visit stops there (its cursor stays where
+// the last committed batch left it), and the next sweep ends with what a clean sweep stores,
+// search index included.
+BOOST_AUTO_TEST_CASE(after_a_lost_batch_the_next_sweep_stores_what_a_clean_sweep_stores) {
+  config.chunk_bytes = 4096;  // dozens of batches per file
+  // A cursor left mid-file carries the file's size and time, so without this the next sweep
+  // would take the rest for a last line still being written and wait for the grace period.
+  config.final_line_grace_seconds = 0;
+  const std::string bytes = fixture_bytes();
+  test::write_file(session_path(), bytes);
+  test::write_file(project / "zz-second.jsonl",
+                   test::read_file(test::fixture("claude/entire-2.0.76-tool-errors.jsonl")));
+  BOOST_REQUIRE(sweep("clean").sources_failed == 0);
+
+  int64_t offset = 0;  // of an event halfway through the first file
+  {
+    Store clean(dir / "clean/helix.db", true);
+    auto st = clean.database().prepare(
+        "SELECT min(source_offset) FROM events WHERE source_offset >= ?");
+    st.bind(1, static_cast<int64_t>(bytes.size() / 2));
+    BOOST_REQUIRE(st.step());
+    offset = st.integer(0);
+  }
+  const auto db_file = dir / "store/helix.db";
+  break_the_commit_at(db_file, session_path().string(), offset);
+  const SweepReport broken = sweep();
+  BOOST_TEST(broken.sources_failed == 1);
+  BOOST_TEST(std::count_if(broken.problems.begin(), broken.problems.end(), [](const auto& p) {
+               return p.find("lost its uncommitted writes") != std::string::npos;
+             }) == 1);
+  BOOST_TEST(Store(db_file, true).find_source(session_path().string())->offset <= offset);
+  mend_the_commit(db_file);
+
+  const SweepReport next = sweep();
+  BOOST_TEST(next.sources_failed == 0);
+  BOOST_TEST(next.events_added > 0);
+  const auto expected = test::dump_store(dir / "clean/helix.db");
+  const auto actual = test::dump_store(db_file);
+  BOOST_TEST((actual == expected), test::first_difference(expected, actual));
+  Store store(db_file);
+  BOOST_CHECK_NO_THROW(store.database().exec(
+      "INSERT INTO search_events (search_events, rank) VALUES ('integrity-check', 1)"));
+}
+
+// Counts and messages of a visit whose write failed are still reported, not only the failure.
+BOOST_AUTO_TEST_CASE(a_failed_write_keeps_the_rest_of_its_visits_report) {
+  test::write_file(project / "notes.jsonl", "just some notes\nnot a transcript\n");
+  Store(dir / "store/helix.db").database().exec(
+      "CREATE TRIGGER test_refuse BEFORE INSERT ON sources WHEN NEW.state = 'unclaimed' "
+      "BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+  auto report = sweep();
+  BOOST_TEST(report.sources_failed == 1);
+  BOOST_TEST(report.sources_unclaimed == 1);
+  auto mentions = [&](const std::string& text) {
+    return std::any_of(report.problems.begin(), report.problems.end(),
+                       [&](const auto& p) { return p.find(text) != std::string::npos; });
+  };
+  BOOST_TEST(mentions("forced failure"));
+  BOOST_TEST(mentions("no loaded plugin recognises this file"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 #include "cmd_retention.hpp"
 
 #include "cli.hpp"
+#include "clock.hpp"
 
 #include "digest_runner.hpp"
 #include "retention.hpp"
@@ -13,12 +14,6 @@ namespace helix {
 namespace po = boost::program_options;
 
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int64_t count(Store& store, const char* sql) {
   auto st = store.database().prepare(sql);

@@ -1,6 +1,7 @@
 #include "database.hpp"
 
 #include <fmt/format.h>
+#include <memory>
 #include <sqlite3.h>
 #include <stdexcept>
 
@@ -131,6 +132,8 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
     sqlite3_close(db_);
     throw std::runtime_error(fmt::format("cannot open the store {}: {}", file.string(), msg));
   }
+  // ~Database does not run when the constructor throws: the connection closes here instead.
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> close_on_failure(db_, sqlite3_close_v2);
   sqlite3_busy_timeout(db_, 10000);
   sqlite3_extended_result_codes(db_, 1);
   register_search_functions(db_);  // the search index's view and trigger call it
@@ -140,6 +143,7 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
   if (!read_only)
     exec("PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
          "PRAGMA synchronous = NORMAL");
+  close_on_failure.release();
 }
 
 Database::~Database() {

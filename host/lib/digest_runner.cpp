@@ -1,5 +1,6 @@
 #include "digest_runner.hpp"
 
+#include "clock.hpp"
 #include "digest_instance.hpp"
 #include "digest_seen.hpp"
 #include "digest_store.hpp"
@@ -11,12 +12,6 @@
 
 namespace helix {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // What one digester does with one candidate session.
 enum class Plan { skip, begin, resume, cannot_fold };

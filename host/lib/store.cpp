@@ -2,6 +2,7 @@
 // chunk. The read side (listings, events, sizes) is store_query.cpp.
 #include "store.hpp"
 
+#include "clock.hpp"
 #include "private_files.hpp"
 #include "schema.hpp"
 #include "search_index.hpp"
@@ -19,12 +20,6 @@ namespace helix {
 namespace {
 
 constexpr int kPackCompressionLevel = 3;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Applies the ABI's session merge rule to an in-memory record.
 void merge(SessionRecord& into, const SessionRecord& from) {
@@ -96,6 +91,14 @@ void reserve_packs(const RecordBatch& batch, std::map<std::string, std::string>&
 // One event's place in its session's pack.
 struct PackSlice {
   int64_t payload_off = -1, payload_len = 0, text_off = -1, text_len = 0;
+};
+
+// Empties a list however the scope ends: pending search entries are indexed in the
+// transaction that holds their events, or gone with it (event ids are reused after a rollback).
+template <class List>
+struct ClearOnExit {
+  List& list;
+  ~ClearOnExit() { list.clear(); }
 };
 
 }  // namespace
@@ -173,6 +176,14 @@ std::vector<SourceCursor> Store::all_sources() {
 }
 
 void Store::save_source(SourceCursor& c) {
+  try {
+    write_source(c);
+  } catch (const std::exception& e) {
+    rethrow_failed_write(e);
+  }
+}
+
+void Store::write_source(SourceCursor& c) {
   const int64_t now = now_ms();
   auto st = db_.cached(R"sql(
     INSERT INTO sources (id, path, dev, ino, size, mtime_ns, compressed, layout, head_len,
@@ -212,11 +223,11 @@ void Store::save_source(SourceCursor& c) {
 // FTS5 writes its pending terms out as a new segment at every savepoint and release, so the
 // texts of a batch are indexed once, just before it commits: one segment per transaction.
 void Store::index_pending_search() {
+  ClearOnExit clear{pending_search_};
   if (pending_search_.empty()) return;
   if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
   for (const auto& p : pending_search_)
     search_->add(p.event_id, p.session_uid, p.kind, p.tool, p.text, p.shadow);
-  pending_search_.clear();
 }
 
 void Store::delete_source_rows(int64_t source_id) {
@@ -258,37 +269,71 @@ void Store::promote_shadows(
 CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
                                 bool new_generation, const RepoResolver& repos,
                                 int64_t input_bytes) {
-  if (!batch_) {
-    Transaction tx(db_);
-    pending_search_.clear();
-    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
-    index_pending_search();
-    tx.commit();
-    return stats;
-  }
-  if (batch_->tx && !db_.in_transaction()) batch_->tx.reset();  // SQLite rolled it back
-  if (!batch_->tx) {
-    batch_->tx = std::make_unique<Transaction>(db_);
-    batch_->opened = std::chrono::steady_clock::now();
-  }
   const int64_t id_before = cursor.id;
-  // Rows a new generation deletes leave the index by trigger: index them first, outside the
-  // savepoint (so that a failed chunk cannot take earlier chunks' entries with it).
-  if (new_generation) index_pending_search();
-  const std::size_t search_before = pending_search_.size();
-  Savepoint chunk(db_);
   try {
-    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
-    chunk.release();
+    if (!batch_) return commit_alone(cursor, batch, new_generation, repos);
+    CommitStats stats = add_to_batch(cursor, batch, new_generation, repos);
     batch_->bytes += input_bytes;
     if (batch_->bytes >= batch_->max_bytes) commit_batch();
     else commit_if_due();
     return stats;
   } catch (...) {
-    cursor.id = id_before;  // a new source's row went with the savepoint
-    pending_search_.resize(std::min(search_before, pending_search_.size()));
+    cursor.id = id_before;  // a new source's row was rolled back with the chunk
     throw;
   }
+}
+
+CommitStats Store::commit_alone(SourceCursor& cursor, const RecordBatch& batch,
+                                bool new_generation, const RepoResolver& repos) {
+  Transaction tx(db_);
+  ClearOnExit clear{pending_search_};
+  CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+  index_pending_search();
+  tx.commit();
+  return stats;
+}
+
+// The chunk goes into a savepoint of its own: when it fails, the batch's earlier chunks stay,
+// unless SQLite undid the whole transaction (then BatchLost).
+CommitStats Store::add_to_batch(SourceCursor& cursor, const RecordBatch& batch,
+                                bool new_generation, const RepoResolver& repos) {
+  if (batch_->tx && !db_.in_transaction())  // a failed write of no chunk undid it
+    throw lose_batch(std::runtime_error("SQLite rolled the transaction back after an error"));
+  if (!batch_->tx) {
+    batch_->tx = std::make_unique<Transaction>(db_);
+    batch_->opened = std::chrono::steady_clock::now();
+  }
+  // Rows a new generation deletes leave the index by trigger: index them first, outside the
+  // savepoint (so that a failed chunk cannot take earlier chunks' entries with it).
+  if (new_generation) {
+    try {
+      index_pending_search();
+    } catch (const std::exception& e) {
+      throw lose_batch(e);  // some of the batch's events are indexed, some not: none may stay
+    }
+  }
+  const std::size_t search_before = pending_search_.size();
+  try {
+    Savepoint chunk(db_);
+    CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
+    chunk.release();
+    return stats;
+  } catch (const std::exception& e) {
+    pending_search_.resize(std::min(search_before, pending_search_.size()));
+    rethrow_failed_write(e);
+  }
+}
+
+BatchLost Store::lose_batch(const std::exception& cause) {
+  batch_->tx.reset();  // rolls back what SQLite has not already
+  batch_->bytes = 0;
+  pending_search_.clear();
+  return BatchLost(cause.what());
+}
+
+void Store::rethrow_failed_write(const std::exception& e) {
+  if (batch_ && batch_->tx && !db_.in_transaction()) throw lose_batch(e);
+  throw;
 }
 
 void Store::begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age) {
@@ -308,11 +353,16 @@ void Store::commit_if_due() {
 void Store::commit_batch() {
   auto tx = std::move(batch_->tx);  // closed whatever happens: a failed COMMIT rolls back
   batch_->bytes = 0;
-  if (tx && db_.in_transaction()) {
+  ClearOnExit clear{pending_search_};
+  if (!tx) return;
+  try {
+    if (!db_.in_transaction())
+      throw std::runtime_error("SQLite rolled the transaction back after an earlier error");
     index_pending_search();
     tx->commit();
+  } catch (const std::exception& e) {
+    throw BatchLost(e.what());
   }
-  pending_search_.clear();
 }
 
 void Store::end_batch() {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -73,6 +74,14 @@ struct StoreStatus {
   std::vector<std::pair<std::string, int64_t>> sources_by_state;
 };
 
+// A write batch that is gone as a whole: its COMMIT failed, or SQLite rolled its transaction
+// back after an error (a full disk, an I/O error). Every chunk and cursor it held is undone, so
+// each source keeps its stored cursor from before the batch; what() is the cause.
+class BatchLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // What one committed chunk added.
 struct CommitStats {
   int64_t events_added = 0, events_skipped_as_copies = 0, usage_records = 0;
@@ -95,15 +104,18 @@ class Store {
 
   // Stores one parsed chunk and the advanced cursor atomically. With `new_generation`, every
   // row the source produced before is deleted in the same transaction. `input_bytes` (what
-  // the chunk read) counts towards the open batch's volume.
+  // the chunk read) counts towards the open batch's volume. In a batch, a failed chunk leaves
+  // the batch's other chunks alone, or throws BatchLost when it took the batch with it.
   CommitStats commit_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
                            const RepoResolver& repos, int64_t input_bytes = 0);
 
   // Batched writes, for a sweep: until end_batch, chunks (each in a savepoint) and cursor
   // updates share one transaction, committed once about `max_bytes` of input or `max_age`
-  // has accumulated. Every cursor still moves in the transaction holding its rows, so a crash
-  // replays at most that much and never stores a chunk twice. The WAL is checkpointed once,
-  // at the end, rather than every thousand pages.
+  // has accumulated. Every cursor moves in the transaction holding its rows, so a crash or a
+  // lost batch (BatchLost, from any write or commit) leaves each cursor with the rows it had:
+  // what was lost is read again, nothing twice, provided the caller writes no more chunks of
+  // a source whose chunks were lost (its cursor in memory is ahead of the stored one). The
+  // WAL is checkpointed once, at the end, rather than every thousand pages.
   void begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age);
   void commit_if_due();
   void end_batch();
@@ -118,9 +130,18 @@ class Store {
   StoreStatus status();
 
  private:
+  CommitStats commit_alone(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
+                           const RepoResolver& repos);
+  CommitStats add_to_batch(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
+                           const RepoResolver& repos);
   CommitStats write_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
                           const RepoResolver& repos);
+  void write_source(SourceCursor& cursor);
   void commit_batch();
+  // Closes the open batch after SQLite undid it or it cannot commit, search entries included.
+  BatchLost lose_batch(const std::exception& cause);
+  // From a catch block: rethrows, as BatchLost when SQLite undid the open batch with the write.
+  [[noreturn]] void rethrow_failed_write(const std::exception& e);
   void index_pending_search();
   void delete_source_rows(int64_t source_id);
   void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);

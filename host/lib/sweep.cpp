@@ -1,5 +1,6 @@
 #include "sweep.hpp"
 
+#include "clock.hpp"
 #include "source_file.hpp"
 
 #include <boost/json.hpp>
@@ -33,10 +34,7 @@ bool same_file_state(const SourceCursor& c, const FileIdentity& id) {
 bool nothing_to_do(const SourceCursor& c, const FileIdentity& id, int64_t grace_seconds) {
   if (!same_file_state(c, id)) return false;
   if (c.compressed || c.offset >= id.size) return true;
-  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  return now_ns - c.mtime_ns < grace_seconds * 1000000000;
+  return now_ns() - c.mtime_ns < grace_seconds * 1000000000;
 }
 
 // Warning categories that mean damaged input (as opposed to records of an unknown kind).
@@ -58,7 +56,7 @@ class BatchScope {
     try {
       store_.end_batch();
     } catch (const std::exception&) {
-      // Unwinding already: the last batch's sources are read again next sweep.
+      // Unwinding already: a lost last batch's sources are read again next sweep.
     }
   }
   BatchScope(const BatchScope&) = delete;
@@ -66,14 +64,18 @@ class BatchScope {
   void finish(SweepReport& report) {
     try {
       store_.end_batch();
-    } catch (const std::exception& e) {
+    } catch (const BatchLost& e) {
       report_lost_batch(report, e);
+    } catch (const std::exception& e) {  // committed; only the final checkpoint failed
+      report.problems.push_back(fmt::format(
+          "the store could not checkpoint its write-ahead log after the sweep ({}); nothing is "
+          "lost, SQLite checkpoints it later", e.what()));
     }
   }
-  static void report_lost_batch(SweepReport& report, const std::exception& e) {
+  static void report_lost_batch(SweepReport& report, const BatchLost& e) {
     report.problems.push_back(fmt::format(
-        "the store could not commit the sweep's last writes ({}); they are read again by the "
-        "next sweep", e.what()));
+        "the store lost its uncommitted writes ({}); the files they came from are read again "
+        "by the next sweep", e.what()));
   }
 
  private:
@@ -364,25 +366,40 @@ void Sweep::emit(std::function<void(SweepReport&)> write, int64_t bytes) {
 }
 
 // The storing thread: a failed write fails its source as a failed visit did, and the rest of
-// that visit's steps are dropped.
+// that visit's writes are dropped (not its counts and messages).
 void Sweep::apply(Step& step, SweepReport& report) {
-  if (step.visit == failed_visit_) return;
   merge(report, std::move(step.delta));
-  if (step.write) {
+  if (step.write && step.visit != failed_visit_) {
     try {
       step.write(report);
+    } catch (const BatchLost& e) {
+      lose_batch(step.visit, e, report);
     } catch (const std::exception& e) {
-      failed_visit_ = step.visit;
-      pipeline_->fail(step.visit);
-      ++report.sources_failed;
-      report.problems.push_back(fmt::format("{}: {}", (*sources_)[step.visit].path, e.what()));
+      fail_visit(step.visit, e.what(), report);
     }
   }
   try {
     store_.commit_if_due();
-  } catch (const std::exception& e) {
-    BatchScope::report_lost_batch(report, e);
+  } catch (const BatchLost& e) {
+    lose_batch(step.visit, e, report);
   }
+}
+
+void Sweep::fail_visit(std::size_t visit, const std::string& why, SweepReport& report) {
+  if (visit == failed_visit_) return;
+  failed_visit_ = visit;
+  pipeline_->fail(visit);
+  ++report.sources_failed;
+  report.problems.push_back(fmt::format("{}: {}", (*sources_)[visit].path, why));
+}
+
+// Sources of earlier visits in the lost batch kept their stored cursors. The visit being
+// stored must stop: the parsing thread moved its cursor past chunks that are gone, and its
+// next chunk would save that cursor in a new batch.
+void Sweep::lose_batch(std::size_t visit, const BatchLost& e, SweepReport& report) {
+  store_ids_.clear();  // rows of sources new in the batch went with it
+  BatchScope::report_lost_batch(report, e);
+  fail_visit(visit, "stopped: its latest chunks were among the lost writes", report);
 }
 
 void Sweep::save(SourceCursor& cursor) {
@@ -615,10 +632,7 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
 // A last line without its newline is normally a writer mid-line. It is a finished record when
 // the file has been quiet for the grace period and the line is one complete JSON value.
 bool Sweep::finished_last_line(const SourceCursor& cursor, std::string_view fragment) const {
-  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  if (now_ns - cursor.mtime_ns < config_.final_line_grace_seconds * 1000000000) return false;
+  if (now_ns() - cursor.mtime_ns < config_.final_line_grace_seconds * 1000000000) return false;
   boost::system::error_code ec;
   boost::json::parse(fragment, ec);
   return !ec;

@@ -68,6 +68,8 @@ class Sweep {
                            const SweepProgress& progress, SweepReport report);
   void produce(const std::vector<DiscoveredSource>& sources);
   void apply(Step& step, SweepReport& report);
+  void fail_visit(std::size_t visit, const std::string& why, SweepReport& report);
+  void lose_batch(std::size_t visit, const BatchLost& e, SweepReport& report);
   // Hands a write to the storing thread, with the report changes made before it.
   void emit(std::function<void(SweepReport&)> write, int64_t bytes = 0);
   void save(SourceCursor& cursor);
@@ -105,7 +107,7 @@ class Sweep {
   const std::vector<DiscoveredSource>* sources_ = nullptr;  // of the running pipeline
   // The storing thread's state: store ids given to provisional ones.
   std::map<int64_t, int64_t> store_ids_;
-  std::size_t failed_visit_ = SIZE_MAX;  // its remaining steps are dropped
+  std::size_t failed_visit_ = SIZE_MAX;  // its remaining writes are dropped
 };
 
 }  // namespace helix
