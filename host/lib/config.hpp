@@ -33,7 +33,7 @@ struct Config {
   std::map<std::string, std::string> digester_settings;        // [digesters.<plugin>] as JSON
   RetentionConfig retention;
   RedactionConfig redaction;  // [redaction]
-  int64_t chunk_bytes = int64_t{4} << 20;        // [sweep] chunk_bytes
+  int64_t chunk_bytes = int64_t{1} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes
   int64_t final_line_grace_seconds = 600;        // [sweep] final_line_grace_seconds
 };
