@@ -505,3 +505,20 @@ BOOST_AUTO_TEST_CASE(coverage_widened_without_a_state_drops_the_older_base) {
                  std::string::npos,
              r.err);
 }
+
+// An SDK-built digester that does not override resume() leaves resume_session NULL: the host
+// knows it cannot fold growth (and says so) without calling it; one that does override, can.
+BOOST_AUTO_TEST_CASE(an_sdk_digester_can_resume_only_when_it_overrides_resume) {
+  helix::PluginRegistry counters;
+  counters.load_directory(fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_v1");
+  const helix::PluginInfo* counter = counters.find("kind_counter");
+  BOOST_TEST_REQUIRE(counter);
+  BOOST_TEST(counter->abi_minor == 2u);
+  BOOST_TEST(counter->digester->resume_session == nullptr);
+  BOOST_TEST(!helix::DigesterInstance(*counter).can_resume());
+  helix::PluginRegistry shipped;
+  shipped.load_directory(HELIX_TEST_PLUGIN_DIR);
+  const helix::PluginInfo* session_digest = shipped.find("session_digest");
+  BOOST_TEST_REQUIRE(session_digest);
+  BOOST_TEST(helix::DigesterInstance(*session_digest).can_resume());
+}
