@@ -25,7 +25,8 @@ Plan plan_for(const DigestCandidate& c, const DigesterInstance& d) {
   const PluginInfo& plugin = d.plugin();
   auto it = c.digests.find(plugin.name);
   const bool have = it != c.digests.end();
-  const bool same_major = have && major_version(it->second.version) == major_version(plugin.version);
+  const bool same_major =
+      have && major_version(it->second.version) == major_version(plugin.version);
   const bool grew = !have || it->second.digested_at_ms < c.ingested_at_ms;
   if (!c.evicted) return grew || !same_major ? Plan::begin : Plan::skip;
   // Evicted: the earlier events are gone, so only growth can be folded into the digest, from
