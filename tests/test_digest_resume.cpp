@@ -442,3 +442,83 @@ BOOST_AUTO_TEST_CASE(a_digester_without_resume_keeps_its_digest_and_is_reported_
   BOOST_TEST(h.digest("evicting", claude, "kind_counter") == counted_before);
   BOOST_TEST(h.digest("evicting", claude) != primary_before);  // session_digest folded it
 }
+
+// The growth no digester can fold is reported by the sweep that reads it, then the session
+// counts as analyzed (its usage totalled, its digest kept): later sweeps neither pick nor report
+// it until new records arrive, and retention evicts that growth like any analyzed session's.
+BOOST_AUTO_TEST_CASE(growth_that_cannot_fold_is_reported_once_until_new_records_arrive) {
+  Home h;
+  fs::copy_file(fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_abi_1_1" /
+                    "libhelix_kind_counter_abi_1_1.so",
+                h.dir / "plugins" / "libhelix_kind_counter_abi_1_1.so");
+  const std::string config = "[digest]\ndigesters = [\"kind_counter\"]\n";
+  const std::string evicting = std::string(kEvictAll) + config;
+  h.sweep("store", evicting);
+  const std::string claude = uid_of(h, "store", h.home(kClaudeFile));
+  const std::string counted_before = h.digest("store", claude, "kind_counter");
+  const std::string stale = "SELECT COUNT(*) FROM sessions WHERE uid = '" + claude +
+                            "' AND (analyzed_at_ms IS NULL OR ingested_at_ms > analyzed_at_ms)";
+  const std::string events = "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude + "'";
+  for (int round = 1; round <= 2; ++round) {
+    append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), round));
+    h.age_every_file();
+    Run r = h.sweep("store", config);  // the default caps: the growth stays
+    BOOST_TEST(r.err.find("cannot fold the growth of") != std::string::npos, r.err);
+    BOOST_TEST(h.scalar("store", stale) == 0);
+    BOOST_TEST(h.scalar("store", events) == 2 * round);
+    r = h.sweep("store", config);
+    BOOST_TEST(r.err.find("cannot fold") == std::string::npos, r.err);
+    BOOST_TEST(h.digest("store", claude, "kind_counter") == counted_before);
+  }
+  const Run r = h.sweep("store", evicting);  // analyzed: evicted within the budget
+  BOOST_TEST(r.err.find("cannot fold") == std::string::npos, r.err);
+  BOOST_TEST(h.scalar("store", events) == 0);
+  BOOST_TEST(h.scalar("store", "SELECT COUNT(*) FROM retention_events") == 0);
+}
+
+// A digest saved without a state while growth is evicted: coverage moves past what the older
+// base state saw, so that base is dropped and the next growth cannot fold (rather than being
+// folded into a state that never saw the growth evicted before it).
+BOOST_AUTO_TEST_CASE(coverage_widened_without_a_state_drops_the_older_base) {
+  Home h;
+  h.sweep("store", kEvictAll);
+  const std::string claude = uid_of(h, "store", h.home(kClaudeFile));
+  append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), 1));
+  h.age_every_file();
+  h.sweep("store");  // folded; the growth stays
+  const std::string base = "SELECT COUNT(*) FROM digests WHERE session_uid = '" + claude +
+                           "' AND base_state IS NOT NULL";
+  BOOST_TEST_REQUIRE(h.scalar("store", base) == 1);
+  {  // as a digester that saves no state leaves its digest
+    auto s = h.open("store");
+    auto st = s->database().prepare("UPDATE digests SET state = NULL WHERE session_uid = ?");
+    st.bind(1, claude).run();
+  }
+  h.sweep("store", kEvictAll);  // the growth goes
+  BOOST_TEST(h.scalar("store", "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude +
+                                   "'") == 0);
+  BOOST_TEST(h.scalar("store", base) == 0);
+  append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), 2));
+  h.age_every_file();
+  const Run r = h.sweep("store");
+  BOOST_TEST(r.err.find("digester 'session_digest' cannot fold the growth of 1 session(s)") !=
+                 std::string::npos,
+             r.err);
+}
+
+// An SDK-built digester that does not override resume() leaves resume_session NULL: the host
+// knows it cannot fold growth (and says so) without calling it; one that does override, can.
+BOOST_AUTO_TEST_CASE(an_sdk_digester_can_resume_only_when_it_overrides_resume) {
+  helix::PluginRegistry counters;
+  counters.load_directory(fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_v1");
+  const helix::PluginInfo* counter = counters.find("kind_counter");
+  BOOST_TEST_REQUIRE(counter);
+  BOOST_TEST(counter->abi_minor == 2u);
+  BOOST_TEST(counter->digester->resume_session == nullptr);
+  BOOST_TEST(!helix::DigesterInstance(*counter).can_resume());
+  helix::PluginRegistry shipped;
+  shipped.load_directory(HELIX_TEST_PLUGIN_DIR);
+  const helix::PluginInfo* session_digest = shipped.find("session_digest");
+  BOOST_TEST_REQUIRE(session_digest);
+  BOOST_TEST(helix::DigesterInstance(*session_digest).can_resume());
+}

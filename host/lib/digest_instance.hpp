@@ -27,7 +27,8 @@ class DigesterInstance {
   DigesterInstance& operator=(const DigesterInstance&) = delete;
 
   const PluginInfo& plugin() const { return plugin_; }
-  // The plugin implements resume_session (ABI 1.2).
+  // The plugin's table has resume_session (ABI 1.2, non-NULL). The SDK fills it only for a
+  // class that overrides resume(); a plugin may still refuse a given state when resumed.
   bool can_resume() const;
 
   // One session, streamed: begin (or resume from a saved state; throws std::runtime_error

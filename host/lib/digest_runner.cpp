@@ -20,7 +20,8 @@ Plan plan_for(const DigestCandidate& c, const DigesterInstance& d) {
   const PluginInfo& plugin = d.plugin();
   auto it = c.digests.find(plugin.name);
   const bool have = it != c.digests.end();
-  const bool same_major = have && major_version(it->second.version) == major_version(plugin.version);
+  const bool same_major =
+      have && major_version(it->second.version) == major_version(plugin.version);
   const bool grew = !have || it->second.digested_at_ms < c.ingested_at_ms;
   if (!c.evicted) return grew || !same_major ? Plan::begin : Plan::skip;
   // Evicted: the earlier events are gone, so only growth can be folded into the digest, from
@@ -63,6 +64,45 @@ Started start_session(Store& store, const DigestCandidate& c, const SessionRow& 
   return out;
 }
 
+// Streams the session's events and usage to the started digesters and collects their digests;
+// `primary_json` receives the primary digester's. An evicted session's events that its base
+// state already holds (at covered offsets, or copies of records it saw) are skipped.
+std::vector<DigestRow> digest_session(Store& store, const DigestCandidate& candidate,
+                                      const SessionRow& session,
+                                      const std::vector<const DigesterInstance*>& running,
+                                      const std::string& primary,
+                                      std::optional<std::string>& primary_json,
+                                      DigestReport& report) {
+  std::vector<DigestRow> fresh;
+  if (running.empty()) return fresh;
+  const std::vector<uint64_t> seen = candidate.evicted
+                                         ? seen_records(store.database(), candidate.uid)
+                                         : std::vector<uint64_t>{};
+  store.for_each_event(candidate.uid, EventFilter{candidate.evicted}, [&](const EventView& e) {
+    if (!e.uid.empty() &&
+        std::binary_search(seen.begin(), seen.end(), seen_record_key(e.uid, e.ordinal)))
+      return;
+    for (const DigesterInstance* d : running) d->event(session, e);
+  });
+  for (const auto& u : session_usage(store, candidate.uid))
+    for (const DigesterInstance* d : running) d->usage(session, u);
+  for (const DigesterInstance* d : running) {
+    try {
+      DigestOutput out = d->end(session);
+      DigestRow row;
+      row.digester = d->plugin().name;
+      row.version = d->plugin().version;
+      row.json = std::move(out.json);
+      row.state = std::move(out.state);
+      if (row.digester == primary) primary_json = row.json;
+      fresh.push_back(std::move(row));
+    } catch (const std::exception& e) {
+      report.problems.push_back(e.what());
+    }
+  }
+  return fresh;
+}
+
 }  // namespace
 
 std::string primary_digester(const Config& config) {
@@ -99,47 +139,25 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
     if (!session) continue;
     Started started = start_session(store, candidate, *session, digesters, report);
     for (const auto& name : started.cannot_fold) ++cannot_fold[name];
-    if (started.running.empty()) continue;
-    // One pass over the stored events feeds every digester; an evicted session's events that
-    // its base state already holds (at covered offsets, or copies of records it saw) are skipped.
-    const std::vector<uint64_t> seen = candidate.evicted
-                                           ? seen_records(store.database(), candidate.uid)
-                                           : std::vector<uint64_t>{};
-    store.for_each_event(candidate.uid, EventFilter{candidate.evicted}, [&](const EventView& e) {
-      if (!e.uid.empty() &&
-          std::binary_search(seen.begin(), seen.end(), seen_record_key(e.uid, e.ordinal)))
-        return;
-      for (const DigesterInstance* d : started.running) d->event(*session, e);
-    });
-    for (const auto& u : session_usage(store, candidate.uid))
-      for (const DigesterInstance* d : started.running) d->usage(*session, u);
-    std::vector<DigestRow> fresh;
     std::optional<std::string> primary_json;
-    for (const DigesterInstance* d : started.running) {
-      try {
-        DigestOutput out = d->end(*session);
-        DigestRow row;
-        row.digester = d->plugin().name;
-        row.version = d->plugin().version;
-        row.json = std::move(out.json);
-        row.state = std::move(out.state);
-        if (row.digester == primary) primary_json = row.json;
-        fresh.push_back(std::move(row));
-      } catch (const std::exception& e) {
-        report.problems.push_back(e.what());
-      }
-    }
-    if (fresh.empty()) continue;
+    const std::vector<DigestRow> fresh =
+        digest_session(store, candidate, *session, started.running, primary, primary_json, report);
+    // A session whose events are kept is tried again by the next sweep. The growth of an evicted
+    // one that no digester folded is not: its digests stay as they are, its usage is totalled,
+    // and it counts as analyzed until new records arrive (docs/digest.md).
+    if (fresh.empty() && !candidate.evicted) continue;
     if (!primary_json && !primary.empty())
       if (auto stored = find_digest(store, candidate.uid, primary)) primary_json = stored->json;
     write_digests(store, candidate.uid, fresh, primary_json, now_ms());
+    if (fresh.empty()) continue;
     ++report.sessions_digested;
     for (const auto& row : fresh) ++report.by_digester[row.digester];
   }
   for (const auto& [name, n] : cannot_fold)
     report.problems.push_back(fmt::format(
         "digester '{}' cannot fold the growth of {} session(s) whose raw data was evicted (it "
-        "does not resume, or the store kept no state for it); their previous digests are kept",
+        "does not resume, or the store kept no state for it); their previous digests are kept and "
+        "they are not tried again until new records arrive",
         name, n));
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -129,10 +129,15 @@ void Retention::evict(const EvictionStep& step) {
   Transaction tx(db_);
   // What the digests have seen becomes their base: if the session grows, its digesters resume
   // from these states and are streamed only events above the recorded offsets. The state moves
-  // (one copy per evicted session in Tier 2); a digest written since has a new one.
-  auto base = db_.prepare(
-      "UPDATE digests SET base_state = COALESCE(state, base_state), state = NULL "
-      "WHERE session_uid = ?");
+  // (one copy per evicted session in Tier 2); a digest written since has a new one. A digest
+  // without a state while events go loses its base: coverage moves past what the older base
+  // saw, so resuming from it would skip those events (the session cannot fold from then on).
+  auto base = db_.prepare(R"sql(
+    UPDATE digests SET state = NULL, base_state = CASE
+        WHEN state IS NOT NULL THEN state
+        WHEN EXISTS (SELECT 1 FROM events WHERE session_uid = ?1) THEN NULL
+        ELSE base_state END
+    WHERE session_uid = ?1)sql");
   base.bind(1, step.session_uid).run();
   auto coverage = db_.prepare(R"sql(
     INSERT INTO digest_coverage (session_uid, source_id, covered_offset)

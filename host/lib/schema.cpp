@@ -252,9 +252,10 @@ DROP INDEX usage_source;
 // last eviction), digest_coverage records, per evicted session and source, the highest event
 // offset the base state has seen, so events re-read after a rewrite are not digested twice, and
 // digest_seen_records the native record ids it has seen, so copies of them (a resumed session
-// repeats its records in a new file) are not digested twice either. The partial index finds the sessions whose digests are stale without a scan, the
-// digests index answers "which digester versions are stored" from the index alone, and the
-// search row of a digest follows its json only (not its states).
+// repeats its records in a new file) are not digested twice either. The partial index finds
+// the sessions whose digests are stale without a scan, the digests index answers "which
+// digester versions are stored" from the index alone, and the search row of a digest follows
+// its json only (not its states).
 constexpr const char* kSchemaV7Resume = R"sql(
 ALTER TABLE digests ADD COLUMN state BLOB;
 ALTER TABLE digests ADD COLUMN base_state BLOB;

@@ -2,13 +2,13 @@
 #include "search_index.hpp"
 
 #include <sqlite3.h>
-#include <zstd.h>
 
 #include <array>
 #include <boost/json.hpp>
 #include <cctype>
 #include <stdexcept>
 
+#include "payload_pack.hpp"
 #include "text.hpp"
 
 namespace helix {
@@ -57,15 +57,8 @@ struct PackCache {
 
   const std::string& unpack(std::string_view blob) {
     if (blob == packed) return raw;
-    const unsigned long long size = ZSTD_getFrameContentSize(blob.data(), blob.size());
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
-      throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
-    std::string out(static_cast<std::size_t>(size), '\0');
-    const std::size_t n = ZSTD_decompress(out.data(), out.size(), blob.data(), blob.size());
-    if (ZSTD_isError(n) || n != out.size())
-      throw std::runtime_error("a payload pack in the store is corrupt (zstd could not read it)");
+    raw = unpack_payload(blob);
     packed.assign(blob);
-    raw = std::move(out);
     return raw;
   }
 };

@@ -134,6 +134,8 @@ bool decode_json_string(std::string_view contents, std::string& out) {
   return true;
 }
 
+namespace {
+
 // The length of the valid prefix of `in`: eight ASCII bytes at a time, where text mostly is.
 std::size_t valid_prefix(std::string_view in) {
   constexpr uint64_t kHigh = 0x8080808080808080ull, kOnes = 0x0101010101010101ull;
@@ -153,6 +155,8 @@ std::size_t valid_prefix(std::string_view in) {
   }
   return i;
 }
+
+}  // namespace
 
 bool is_valid_utf8(std::string_view in) { return valid_prefix(in) == in.size(); }
 

@@ -15,6 +15,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace helix {
 
@@ -139,6 +141,12 @@ struct DigesterGlue {
     return HELIX_ERROR;
   }
 
+  // The vtable's resume_session: NULL unless T overrides resume(), so that the host knows
+  // from the plugin alone whether growth after eviction can be folded (and says so when not).
+  using DefaultResume = void (Digester::*)(const DigestSession&, std::string_view);
+  static constexpr auto resume_entry =
+      std::is_same_v<decltype(&T::resume), DefaultResume> ? nullptr : &resume_session;
+
   static void event(helix_digester* d, const helix_event* e) noexcept {
     guarded(d, [&](Digester& digester) {
       Event v;
@@ -219,7 +227,7 @@ struct DigesterGlue {
       &::helix::detail::DigesterGlue<Class>::event,                                              \
       &::helix::detail::DigesterGlue<Class>::usage,                                              \
       &::helix::detail::DigesterGlue<Class>::end_session,                                        \
-      &::helix::detail::DigesterGlue<Class>::resume_session};                                       \
+      ::helix::detail::DigesterGlue<Class>::resume_entry};                                       \
   static const helix_plugin_descriptor helix_plugin_descriptor_instance = {                      \
       HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_DIGESTER,    \
       name,            version,         description,                                         \

@@ -236,8 +236,9 @@ typedef struct helix_digest_api {
   void (*result)(helix_call* call, helix_str json);
   /* ABI 1.2 (read struct_size first): the digester's resumable state after the events it was
    * given, as opaque bytes the host stores with the digest and hands back to resume_session.
-   * The host copies it; the last call wins. Optional: a digester that never calls it cannot
-   * fold the growth of a session whose raw events were evicted. */
+   * Valid only during end_session, with the call it was given (like result). The host copies
+   * it; the last call wins. Optional: a digester that never calls it cannot fold the growth of
+   * a session whose raw events were evicted. */
   void (*state)(helix_call* call, helix_str bytes);
 } helix_digest_api;
 
