@@ -223,7 +223,7 @@ void Store::write_source(SourceCursor& c) {
 // FTS5 writes its pending terms out as a new segment at every savepoint and release, so the
 // texts of a batch are indexed once, just before it commits: one segment per transaction.
 void Store::index_pending_search() {
-  ClearOnExit clear{pending_search_};
+  ClearOnExit<decltype(pending_search_)> clear{pending_search_};
   if (pending_search_.empty()) return;
   if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
   for (const auto& p : pending_search_)
@@ -286,7 +286,7 @@ CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
 CommitStats Store::commit_alone(SourceCursor& cursor, const RecordBatch& batch,
                                 bool new_generation, const RepoResolver& repos) {
   Transaction tx(db_);
-  ClearOnExit clear{pending_search_};
+  ClearOnExit<decltype(pending_search_)> clear{pending_search_};
   CommitStats stats = write_chunk(cursor, batch, new_generation, repos);
   index_pending_search();
   tx.commit();
@@ -338,7 +338,7 @@ void Store::rethrow_failed_write(const std::exception& e) {
 
 void Store::begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age) {
   if (batch_) return;
-  batch_.emplace();
+  batch_ = std::make_unique<Batch>();
   batch_->max_bytes = max_bytes;
   batch_->max_age = max_age;
   db_.exec("PRAGMA wal_autocheckpoint = 8192");  // 32 MiB of WAL between checkpoints
@@ -353,7 +353,7 @@ void Store::commit_if_due() {
 void Store::commit_batch() {
   auto tx = std::move(batch_->tx);  // closed whatever happens: a failed COMMIT rolls back
   batch_->bytes = 0;
-  ClearOnExit clear{pending_search_};
+  ClearOnExit<decltype(pending_search_)> clear{pending_search_};
   if (!tx) return;
   try {
     if (!db_.in_transaction())

@@ -161,7 +161,8 @@ class Store {
     std::chrono::steady_clock::time_point opened;
     std::unique_ptr<Transaction> tx;  // open while something is pending
   };
-  std::optional<Batch> batch_;
+  std::unique_ptr<Batch> batch_;  // a pointer, not an optional: clang 14 cannot default-construct
+                                   // a nested struct with member initializers inside std::optional
 };
 
 // Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the
