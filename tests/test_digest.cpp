@@ -7,24 +7,20 @@
 #include "database.hpp"
 #include "digest_instance.hpp"
 #include "plugin_registry.hpp"
+#include "helix_command.hpp"
 #include "temp_dir.hpp"
 
 #include <boost/json.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
+using helix::test::Run;
 using helix::test::TempDir;
 
 namespace {
-
-struct Run {
-  int exit_code;
-  std::string out, err;
-};
 
 // A Claude session written for these tests (no fixture holds AskUserQuestion or a decision
 // brief): a prompt naming a workplan task, an AskUserQuestion call and its answer as Claude Code
@@ -94,15 +90,7 @@ struct Home {
     const std::string cmd = fmt::format("{}{} --plugins {} --store {}{} {} 2>{}", env,
                                         HELIX_TEST_HOST_BINARY, (dir / "plugins").string(),
                                         (dir / "store").string(), config, args, err_file.string());
-    Run r{0, "", ""};
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = helix::test::read_file(err_file);
-    return r;
+    return helix::test::run_command(cmd, err_file);
   }
 
   Run sweep() const {

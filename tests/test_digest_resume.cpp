@@ -9,6 +9,7 @@
 #include "digest_store.hpp"
 #include "plugin_registry.hpp"
 #include "store.hpp"
+#include "helix_command.hpp"
 #include "temp_dir.hpp"
 
 #include <boost/json.hpp>
@@ -18,18 +19,13 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
+using helix::test::Run;
 using helix::test::TempDir;
 
 namespace {
-
-struct Run {
-  int exit_code;
-  std::string out, err;
-};
 
 // The sample agent home (every fixture) with a plugin directory; stores are swept from it.
 struct Home {
@@ -74,15 +70,7 @@ struct Home {
                                         HELIX_TEST_HOST_BINARY, (dir / "plugins").string(),
                                         (dir / store).string(), config_arg, args,
                                         err_file.string());
-    Run r{0, "", ""};
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = helix::test::read_file(err_file);
-    return r;
+    return helix::test::run_command(cmd, err_file);
   }
 
   Run sweep(const std::string& store, const std::string& config = "") const {

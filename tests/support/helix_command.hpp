@@ -22,13 +22,8 @@ struct Run {
   std::string out, err;
 };
 
-// Runs `<env>helix-host --plugins <the build's plugins> --store <store_dir> <args>`. `env` is
-// empty or assignments ending in a space; stderr is kept in `err_file` (overwritten).
-inline Run run_helix(const std::string& env, const std::filesystem::path& store_dir,
-                     const std::string& args, const std::filesystem::path& err_file) {
-  const std::string cmd =
-      fmt::format("{}{} --plugins {} --store {} {} 2>{}", env, HELIX_TEST_HOST_BINARY,
-                  HELIX_TEST_PLUGIN_DIR, store_dir.string(), args, err_file.string());
+// Runs one shell command line whose stderr the caller sent to `err_file` (overwritten by it).
+inline Run run_command(const std::string& cmd, const std::filesystem::path& err_file) {
   Run r{0, "", ""};
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return {-1, "", "popen failed: " + cmd};
@@ -39,6 +34,16 @@ inline Run run_helix(const std::string& env, const std::filesystem::path& store_
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = read_file(err_file);
   return r;
+}
+
+// Runs `<env>helix-host --plugins <the build's plugins> --store <store_dir> <args>`. `env` is
+// empty or assignments ending in a space; stderr is kept in `err_file` (overwritten).
+inline Run run_helix(const std::string& env, const std::filesystem::path& store_dir,
+                     const std::string& args, const std::filesystem::path& err_file) {
+  return run_command(fmt::format("{}{} --plugins {} --store {} {} 2>{}", env,
+                                 HELIX_TEST_HOST_BINARY, HELIX_TEST_PLUGIN_DIR,
+                                 store_dir.string(), args, err_file.string()),
+                     err_file);
 }
 
 }  // namespace helix::test
