@@ -9,6 +9,7 @@
 
 #include "database.hpp"
 #include "recall_home.hpp"
+#include "schema.hpp"
 #include "search_index.hpp"
 #include "store.hpp"
 #include "temp_dir.hpp"
@@ -267,8 +268,9 @@ BOOST_AUTO_TEST_CASE(an_event_whose_pack_is_gone_cannot_be_deleted_and_loses_not
   check_index_matches_texts(home.store_db());
 }
 
-// The layout before schema version 8: FTS5 kept its own copy of each text and the events of
-// stores older than version 3 waited in search_backlog. `indexed` false is what migration 3 left.
+// The layout of schema version 7: FTS5 kept its own copy of each text and the events of
+// stores older than version 3 waited in search_backlog (`indexed` false is what migration 3
+// left), and digests had no coverage columns (version 9).
 void make_old_search_layout(const std::filesystem::path& store_db, bool indexed) {
   helix::Database db(store_db);
   db.exec(fmt::format(R"sql(
@@ -283,6 +285,9 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
       DELETE FROM search_events WHERE rowid = old.id;
     END;
     CREATE TABLE search_backlog (event_id INTEGER PRIMARY KEY);
+    ALTER TABLE digests DROP COLUMN covered_seq;
+    ALTER TABLE digests DROP COLUMN covered_events;
+    ALTER TABLE digests DROP COLUMN covered_untimed;
     {}
     PRAGMA user_version = 7;
     COMMIT;)sql",
@@ -294,7 +299,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
 void check_migrated(const RecallHome& home, const std::string& expected) {
   { helix::Store store(home.store_db()); }  // a writable open migrates
   helix::Database db(home.store_db(), /*read_only=*/true);
-  BOOST_TEST(count(db, "PRAGMA user_version") == 8);
+  BOOST_TEST(count(db, "PRAGMA user_version") == helix::kStoreSchemaVersion);
   BOOST_TEST(count(db, "PRAGMA freelist_count") == 0);  // the old copy's pages are given back
   BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name IN "
                        "('search_events_content', 'search_backlog')") == 0);

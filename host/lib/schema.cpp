@@ -312,6 +312,19 @@ INSERT INTO search_events (search_events) VALUES ('rebuild');
 PRAGMA incremental_vacuum;
 )sql";
 
+// Version 9. What a digest's saved state has seen of a session whose raw data is kept, so that
+// a session that grew is resumed from that state with only its new events (seq above
+// covered_seq) instead of being digested again from its first event. covered_events and
+// covered_untimed count the visible events at or below covered_seq, and those without a time,
+// when the digest was written: a different count later means an earlier event went (a source
+// rewritten, a copy promoted) or gained its time from a copy, and the session is digested
+// from the start. NULL: unknown (digests older than this version), digested from the start.
+constexpr const char* kSchemaV9GrowthCoverage = R"sql(
+ALTER TABLE digests ADD COLUMN covered_seq INTEGER;
+ALTER TABLE digests ADD COLUMN covered_events INTEGER;
+ALTER TABLE digests ADD COLUMN covered_untimed INTEGER;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -326,6 +339,7 @@ constexpr Migration kMigrations[] = {
     {6, kSchemaV6UsagePosition},
     {7, kSchemaV7Resume},
     {8, kSchemaV8SearchWithoutCopy},
+    {9, kSchemaV9GrowthCoverage},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

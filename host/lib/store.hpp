@@ -61,6 +61,9 @@ struct EventFilter {
   // Skip events at or below the offset digest_coverage records for their source: what the
   // digests' base state already holds (a session resumed after eviction).
   bool skip_covered = false;
+  // Only events with a seq above this one: what a digest's saved state has not seen yet (a
+  // kept session resumed after it grew).
+  int64_t after_seq = -1;
 };
 
 struct SessionFilter {
