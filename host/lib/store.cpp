@@ -14,12 +14,10 @@
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <zstd.h>
 
 namespace helix {
 namespace {
 
-constexpr int kPackCompressionLevel = 3;
 
 // Applies the ABI's session merge rule to an in-memory record.
 void merge(SessionRecord& into, const SessionRecord& from) {
@@ -74,25 +72,6 @@ constexpr const char* kCursorColumns =
     "tail_len, tail_hash, generation, adapter, adapter_version, flavor, state, adapter_state, "
     "last_error";
 
-// Gives each session's pack its exact size before it is filled, so no pack grows by doubling
-// (a pack of several MB would otherwise briefly need twice that).
-void reserve_packs(const RecordBatch& batch, std::map<std::string, std::string>& packs) {
-  std::map<std::string, std::size_t> sizes;
-  std::set<std::pair<std::string_view, int64_t>> counted;  // a shared payload is packed once
-  for (const auto& e : batch.events) {
-    auto& size = sizes[e.session_id];
-    if (e.payload_index >= 0 && counted.emplace(e.session_id, e.payload_index).second)
-      size += batch.payloads[static_cast<std::size_t>(e.payload_index)].size();
-    size += e.text.size();
-  }
-  for (const auto& [session, size] : sizes) packs[session].reserve(size);
-}
-
-// One event's place in its session's pack.
-struct PackSlice {
-  int64_t payload_off = -1, payload_len = 0, text_off = -1, text_len = 0;
-};
-
 // Empties a list however the scope ends: pending search entries are indexed in the
 // transaction that holds their events, or gone with it (event ids are reused after a rollback).
 template <class List>
@@ -102,32 +81,6 @@ struct ClearOnExit {
 };
 
 }  // namespace
-
-// One zstd context and one output buffer for every pack the store writes: no context built
-// per pack, and the buffer grows to the largest bound once instead of being zeroed per call.
-class PackCompressor {
- public:
-  PackCompressor() : ctx_(ZSTD_createCCtx()) {
-    if (!ctx_) throw std::runtime_error("zstd: out of memory");
-    ZSTD_CCtx_setParameter(ctx_, ZSTD_c_compressionLevel, kPackCompressionLevel);
-  }
-  ~PackCompressor() { ZSTD_freeCCtx(ctx_); }
-  PackCompressor(const PackCompressor&) = delete;
-  PackCompressor& operator=(const PackCompressor&) = delete;
-
-  // The compressed frame, valid until the next call.
-  std::string_view compress(std::string_view raw) {
-    const std::size_t bound = ZSTD_compressBound(raw.size());
-    if (out_.size() < bound) out_.resize(bound);
-    std::size_t n = ZSTD_compress2(ctx_, out_.data(), out_.size(), raw.data(), raw.size());
-    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
-    return std::string_view(out_.data(), n);
-  }
-
- private:
-  ZSTD_CCtx* ctx_;
-  std::string out_;
-};
 
 Store::Store(const std::filesystem::path& db_file, bool read_only)
     : db_([&] {
@@ -410,7 +363,6 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   const int64_t now = now_ms();
   const std::string prefix = cursor.flavor + ":";
   CommitStats stats;
-  if (!compressor_) compressor_ = std::make_unique<PackCompressor>();
   if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
   if (new_generation) delete_source_rows(cursor.id);
 
@@ -485,37 +437,22 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
     }
   }
 
-  std::map<std::string, std::string> pack_bytes;              // session -> raw pack
-  std::map<std::string, std::map<int64_t, int64_t>> shared;   // payload index -> offset
-  reserve_packs(batch, pack_bytes);
-  std::vector<PackSlice> slices(batch.events.size());
-  for (std::size_t i = 0; i < batch.events.size(); ++i) {
-    const auto& e = batch.events[i];
-    auto& raw = pack_bytes[e.session_id];
-    auto& slice = slices[i];
-    if (e.payload_index >= 0) {
-      const auto& payload = batch.payloads[static_cast<std::size_t>(e.payload_index)];
-      auto [it, fresh] = shared[e.session_id].try_emplace(e.payload_index,
-                                                          static_cast<int64_t>(raw.size()));
-      if (fresh) raw += payload;
-      slice.payload_off = it->second;
-      slice.payload_len = static_cast<int64_t>(payload.size());
-    }
-    if (!e.text.empty()) {
-      slice.text_off = static_cast<int64_t>(raw.size());
-      slice.text_len = static_cast<int64_t>(e.text.size());
-      raw += e.text;
-    }
+  // Packed by the parsing thread, or here for a batch that comes without its packs.
+  std::optional<BatchPacks> packed_here;
+  if (!batch.packs) {
+    if (!compressor_) compressor_ = std::make_unique<PackCompressor>();
+    packed_here = pack_batch(batch, *compressor_);
   }
+  const BatchPacks& packs = batch.packs ? *batch.packs : *packed_here;
+  const std::vector<PackSlice>& slices = packs.slices;
   std::map<std::string, int64_t> pack_ids;
   auto insert_pack = db_.cached(
       "INSERT INTO payload_packs (session_uid, source_id, raw_bytes, data) VALUES (?, ?, ?, ?)");
-  for (const auto& [session_id, raw] : pack_bytes) {
-    if (raw.empty()) continue;
+  for (const auto& [session_id, pack] : packs.by_session) {
     insert_pack->bind(1, prefix + session_id)
         .bind(2, cursor.id)
-        .bind(3, static_cast<int64_t>(raw.size()))
-        .bind_blob(4, compressor_->compress(raw));
+        .bind(3, pack.raw_bytes)
+        .bind_blob(4, pack.frame);
     insert_pack->run();
     pack_ids[session_id] = db_.last_insert_rowid();
   }

@@ -21,7 +21,6 @@
 
 namespace helix {
 
-class PackCompressor;
 class SearchIndexWriter;
 
 struct UsageTotals {

@@ -487,6 +487,11 @@ void Sweep::save(SourceCursor& cursor) {
 void Sweep::stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_generation,
                          int64_t input_bytes) {
   cursors_.put(cursor);
+  // Compressing is a quarter of the writer's work: done here, it runs beside the writer.
+  if (!batch.events.empty()) {
+    batch.packs = pack_batch(batch, packer_);
+    batch.payloads = {};
+  }
   emit([this, c = cursor, b = std::move(batch), new_generation, input_bytes](
            SweepReport& report) mutable {
     with_store_id(store_ids_, c, [&] { commit(c, b, new_generation, input_bytes, report); });

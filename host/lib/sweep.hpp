@@ -7,6 +7,7 @@
 #include "adapter_instance.hpp"
 #include "config.hpp"
 #include "discovery.hpp"
+#include "payload_pack.hpp"
 #include "plugin_registry.hpp"
 #include "redactor.hpp"
 #include "repo_resolver.hpp"
@@ -115,6 +116,7 @@ class Sweep {
   std::map<std::string, std::unique_ptr<AdapterInstance>> instances_;
   // The parsing thread's state.
   std::string read_buffer_;  // reused across chunks and sources: no allocation per read
+  PackCompressor packer_;    // compresses each batch's payload packs before the writer gets it
   CursorTable cursors_;
   SweepReport pending_;      // report changes not yet handed over
   std::size_t visit_ = 0;    // index of the source being visited
