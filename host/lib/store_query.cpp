@@ -249,7 +249,7 @@ int64_t measured_tier1_bytes(Database& db) {
 int64_t measured_tier2_bytes(Database& db) {
   // The usage ledger is Tier 2: one small row per model call, kept with the digests.
   return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events', 'usage',
-      'digest_coverage', 'digest_seen_records')
+      'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records')
       OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
 }
 }  // namespace helix
