@@ -11,6 +11,7 @@
 #include "store.hpp"
 #include "helix_command.hpp"
 #include "temp_dir.hpp"
+#include "usage_rollup_check.hpp"
 
 #include <boost/json.hpp>
 #include <cctype>
@@ -230,6 +231,9 @@ void expect_same_as_fresh(const Home& h, const std::string& uid, int round) {
     const std::string sql = fmt::format("SELECT {} FROM usage_days", sum);
     BOOST_TEST(h.scalar("evicting", sql) == h.scalar(fresh, sql), sum << " round " << round);
   }
+  for (const auto& store : {std::string("evicting"), fresh})
+    helix::test::expect_rollup_equals_usage_days(h.dir / store / "helix.db",
+                                                 fmt::format("{} round {}", store, round));
 }
 
 }  // namespace

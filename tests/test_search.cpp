@@ -9,6 +9,7 @@
 
 #include "database.hpp"
 #include "recall_home.hpp"
+#include "schema.hpp"
 #include "search_index.hpp"
 #include "store.hpp"
 #include "temp_dir.hpp"
@@ -284,6 +285,11 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     END;
     CREATE TABLE search_backlog (event_id INTEGER PRIMARY KEY);
     {}
+    DROP TRIGGER usage_rollup_stale_insert;  -- and what version 9 added
+    DROP TRIGGER usage_rollup_stale_delete;
+    DROP TRIGGER usage_rollup_stale_update;
+    DROP TABLE usage_rollup;
+    DROP TABLE usage_rollup_stale;
     PRAGMA user_version = 7;
     COMMIT;)sql",
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "
@@ -294,7 +300,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
 void check_migrated(const RecallHome& home, const std::string& expected) {
   { helix::Store store(home.store_db()); }  // a writable open migrates
   helix::Database db(home.store_db(), /*read_only=*/true);
-  BOOST_TEST(count(db, "PRAGMA user_version") == 8);
+  BOOST_TEST(count(db, "PRAGMA user_version") == helix::kStoreSchemaVersion);
   BOOST_TEST(count(db, "PRAGMA freelist_count") == 0);  // the old copy's pages are given back
   BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name IN "
                        "('search_events_content', 'search_backlog')") == 0);
