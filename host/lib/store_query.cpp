@@ -228,10 +228,11 @@ StoreStatus Store::status() {
 namespace {
 
 // The pages (dbstat) of the tables whose names match `where`, with their indexes and, for FTS5
-// tables, their shadow tables: measured, not estimated.
+// tables, their shadow tables: measured, not estimated. `aggregate` makes dbstat return one row
+// per b-tree instead of one per page (the same sum, half the CPU on a large store).
 int64_t pages_where(Database& db, const char* where) {
   auto st = db.prepare(fmt::format(
-      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN "
+      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE aggregate = TRUE AND name IN "
       "(SELECT name FROM sqlite_schema WHERE {})",
       where));
   st.step();
