@@ -491,9 +491,9 @@ BOOST_AUTO_TEST_CASE(changed_usage_days_are_marked_stale_and_the_digest_pass_ref
   helix::test::expect_rollup_equals_usage_days(h.store_db(), "after an insert and an update");
 }
 
-// A store of schema version 8 (no rollup) answers usage read-only as it is, and a writable open
-// migrates it to version 9 with a rollup that gives the same reports.
-BOOST_AUTO_TEST_CASE(a_version_8_store_migrates_to_a_filled_rollup) {
+// A store of schema version 9 (no rollup) answers usage read-only as it is, and a writable open
+// migrates it to version 10 with a rollup that gives the same reports.
+BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
   Home h;
   h.sweep();
   const std::string by_model = h.helix("usage --by model --json").out;
@@ -505,7 +505,7 @@ BOOST_AUTO_TEST_CASE(a_version_8_store_migrates_to_a_filled_rollup) {
     DROP TRIGGER usage_rollup_stale_update;
     DROP TABLE usage_rollup;
     DROP TABLE usage_rollup_stale;
-    PRAGMA user_version = 8;
+    PRAGMA user_version = 9;
     COMMIT;)sql");
   BOOST_TEST(h.helix("usage --by model --json").out == by_model);  // read-only: no migration
   { helix::Store store(h.store_db()); }                          // a writable open migrates

@@ -218,22 +218,24 @@ std::string uid_of(const Home& h, const std::string& store, const fs::path& file
   return st.text(0);
 }
 
-// The store `evicting` (evicts on every sweep) against a store swept fresh from the same files.
-void expect_same_as_fresh(const Home& h, const std::string& uid, int round) {
+// The store `store` (by default `evicting`, which evicts on every sweep) against a store swept
+// fresh from the same files.
+void expect_same_as_fresh(const Home& h, const std::string& uid, int round,
+                          const std::string& store = "evicting") {
   const std::string fresh = fmt::format("fresh-{}", round);
   h.sweep(fresh);
-  const std::string evicting = h.digest("evicting", uid), never = h.digest(fresh, uid);
-  BOOST_TEST(evicting == never, "round " << round << " " << uid << "\n evicting: " << evicting
-                                         << "\n fresh:    " << never);
-  BOOST_TEST(h.usage_of("evicting", uid) == h.usage_of(fresh, uid), "round " << round);
+  const std::string kept = h.digest(store, uid), never = h.digest(fresh, uid);
+  BOOST_TEST(kept == never, "round " << round << " " << uid << "\n " << store << ": " << kept
+                                     << "\n fresh:    " << never);
+  BOOST_TEST(h.usage_of(store, uid) == h.usage_of(fresh, uid), "round " << round);
   for (const char* sum : {"SUM(input_tokens)", "SUM(output_tokens)", "SUM(cache_read_tokens)",
                           "SUM(calls)"}) {
     const std::string sql = fmt::format("SELECT {} FROM usage_days", sum);
-    BOOST_TEST(h.scalar("evicting", sql) == h.scalar(fresh, sql), sum << " round " << round);
+    BOOST_TEST(h.scalar(store, sql) == h.scalar(fresh, sql), sum << " round " << round);
   }
-  for (const auto& store : {std::string("evicting"), fresh})
-    helix::test::expect_rollup_equals_usage_days(h.dir / store / "helix.db",
-                                                 fmt::format("{} round {}", store, round));
+  for (const auto& name : {store, fresh})
+    helix::test::expect_rollup_equals_usage_days(h.dir / name / "helix.db",
+                                                 fmt::format("{} round {}", name, round));
 }
 
 }  // namespace
@@ -287,6 +289,48 @@ BOOST_AUTO_TEST_CASE(a_state_of_an_unknown_version_is_refused_and_nothing_is_dig
                                    std::string::npos;
                           });
   BOOST_CHECK_NO_THROW(digester.run(session, {}, {}));  // the instance is still usable
+}
+
+// A kept session (no eviction) that grows is resumed from the state its digest saved and
+// streamed only its new events: the same digest and usage as a store swept once over the grown
+// files, twice over. Claude and Codex.
+BOOST_AUTO_TEST_CASE(a_kept_session_that_grows_is_resumed_with_the_digest_of_a_fresh_store) {
+  Home h;
+  h.sweep("kept");
+  const std::string claude = uid_of(h, "kept", h.home(kClaudeFile));
+  const std::string codex = uid_of(h, "kept", h.home(kCodexFile));
+  for (int round = 1; round <= 2; ++round) {
+    append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), round));
+    append(h.home(kCodexFile), codex_growth(h.home(kCodexFile), round));
+    h.age_every_file();
+    const Run r = h.sweep("kept");
+    BOOST_TEST(r.out.find("2 grown sessions resumed from their saved state") != std::string::npos,
+               r.out);
+    for (const auto& uid : {claude, codex}) expect_same_as_fresh(h, uid, round, "kept");
+  }
+}
+
+// A kept session whose earlier events changed (its file rewritten: the first prompt edited) is
+// digested again from its first event, not resumed: a resumed state would still hold the old
+// prompt, and the rewritten events would be counted on top of the old ones.
+BOOST_AUTO_TEST_CASE(a_kept_session_whose_earlier_events_changed_is_digested_from_the_start) {
+  Home h;
+  h.sweep("kept");
+  const std::string claude = uid_of(h, "kept", h.home(kClaudeFile));
+  const auto before = json::parse(h.digest("kept", claude)).as_object();
+  std::string text = helix::test::read_file(h.home(kClaudeFile));
+  const std::string prompt(before.at("first_prompt").as_string());
+  const std::string word = prompt.substr(0, std::min<std::size_t>(prompt.size(), 12));
+  const auto at = text.find(word);
+  BOOST_TEST_REQUIRE(at != std::string::npos, word);
+  text.replace(at, word.size(), "Edited: " + word);
+  helix::test::write_file(h.home(kClaudeFile), text + claude_growth(h.home(kClaudeFile), 1));
+  h.age_every_file();
+  const Run r = h.sweep("kept");
+  BOOST_TEST(r.out.find("resumed") == std::string::npos, r.out);
+  expect_same_as_fresh(h, claude, 1, "kept");
+  const auto after = json::parse(h.digest("kept", claude)).as_object();
+  BOOST_TEST(std::string(after.at("first_prompt").as_string()).starts_with("Edited: "));
 }
 
 // Swept, digested, evicted; the file grows (a usage line repeating a counted key with more

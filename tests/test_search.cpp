@@ -268,8 +268,9 @@ BOOST_AUTO_TEST_CASE(an_event_whose_pack_is_gone_cannot_be_deleted_and_loses_not
   check_index_matches_texts(home.store_db());
 }
 
-// The layout before schema version 8: FTS5 kept its own copy of each text and the events of
-// stores older than version 3 waited in search_backlog. `indexed` false is what migration 3 left.
+// The layout of schema version 7: FTS5 kept its own copy of each text and the events of
+// stores older than version 3 waited in search_backlog (`indexed` false is what migration 3
+// left), and digests had no coverage columns (version 9).
 void make_old_search_layout(const std::filesystem::path& store_db, bool indexed) {
   helix::Database db(store_db);
   db.exec(fmt::format(R"sql(
@@ -284,8 +285,11 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
       DELETE FROM search_events WHERE rowid = old.id;
     END;
     CREATE TABLE search_backlog (event_id INTEGER PRIMARY KEY);
+    ALTER TABLE digests DROP COLUMN covered_seq;
+    ALTER TABLE digests DROP COLUMN covered_events;
+    ALTER TABLE digests DROP COLUMN covered_untimed;
     {}
-    DROP TRIGGER usage_rollup_stale_insert;  -- and what version 9 added
+    DROP TRIGGER usage_rollup_stale_insert;  -- and what version 10 added
     DROP TRIGGER usage_rollup_stale_delete;
     DROP TRIGGER usage_rollup_stale_update;
     DROP TABLE usage_rollup;

@@ -202,6 +202,9 @@ void digest_after_sweep(Store& store, const PluginRegistry& plugins, const Confi
     std::cout << fmt::format("  digested {} sessions in {:.2f} s", r.sessions_digested,
                              r.seconds);
     for (const auto& [name, n] : r.by_digester) std::cout << fmt::format(" ({} {})", name, n);
+    if (r.sessions_resumed > 0)
+      std::cout << fmt::format(", {} grown sessions resumed from their saved state",
+                               r.sessions_resumed);
     std::cout << "\n";
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";

@@ -66,7 +66,8 @@ std::vector<DigestCandidate> digest_candidates(Store& store,
   auto session = db.prepare(
       "SELECT COALESCE(ingested_at_ms, 0), evicted_at_ms IS NOT NULL FROM sessions WHERE uid = ?");
   auto digests = db.prepare(R"sql(
-    SELECT digester, digester_version, digested_at_ms, base_state IS NOT NULL
+    SELECT digester, digester_version, digested_at_ms, base_state IS NOT NULL,
+      state IS NOT NULL, covered_seq, covered_events, covered_untimed
     FROM digests WHERE session_uid = ?)sql");
   for (const auto& uid : owing_sessions(db, majors)) {
     DigestCandidate c;
@@ -85,6 +86,9 @@ std::vector<DigestCandidate> digest_candidates(Store& store,
       d.version = digests.text(1);
       d.digested_at_ms = digests.integer(2);
       d.has_base_state = digests.integer(3) != 0;
+      d.has_state = digests.integer(4) != 0;
+      if (!digests.is_null(5) && !digests.is_null(6) && !digests.is_null(7))
+        d.covered = DigestCoverage{digests.integer(5), digests.integer(6), digests.integer(7)};
       c.digests[d.digester] = std::move(d);
     }
     digests.reset();
@@ -95,20 +99,45 @@ std::vector<DigestCandidate> digest_candidates(Store& store,
 
 std::optional<std::string> base_state(Store& store, const std::string& uid,
                                       const std::string& digester) {
-  auto st = store.database().prepare(
+  auto st = store.database().cached(
       "SELECT base_state FROM digests WHERE session_uid = ? AND digester = ? AND base_state IS "
       "NOT NULL");
-  st.bind(1, uid).bind(2, digester);
-  if (!st.step()) return std::nullopt;
-  return st.blob(0);
+  st->bind(1, uid).bind(2, digester);
+  if (!st->step()) return std::nullopt;
+  return st->blob(0);
+}
+
+std::optional<std::string> saved_state(Store& store, const std::string& uid,
+                                       const std::string& digester) {
+  auto st = store.database().cached(
+      "SELECT state FROM digests WHERE session_uid = ? AND digester = ? AND state IS NOT NULL");
+  st->bind(1, uid).bind(2, digester);
+  if (!st->step()) return std::nullopt;
+  return st->blob(0);
+}
+
+namespace {
+
+constexpr const char* kCoverageCount = R"sql(
+  SELECT COUNT(*), COUNT(*) - COUNT(ts_ms) FROM events
+  WHERE session_uid = ? AND shadowed = 0 AND seq <= ?)sql";
+
+}  // namespace
+
+bool coverage_intact(Store& store, const std::string& uid, const DigestCoverage& covered) {
+  auto st = store.database().cached(kCoverageCount);
+  st->bind(1, uid).bind(2, covered.seq);
+  st->step();
+  return st->integer(0) == covered.events && st->integer(1) == covered.untimed;
 }
 
 std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
-  auto st = store.database().prepare(R"sql(
+  auto lease = store.database().cached(R"sql(
     SELECT key, COALESCE(model, ''), COALESCE(ts_ms, 0), source_offset, input_tokens,
       output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, is_sidechain,
       COALESCE(cost_usd, -1)
     FROM usage WHERE session_uid = ? ORDER BY COALESCE(ts_ms, 0), key)sql");
+  Statement& st = *lease;
   st.bind(1, uid);
   std::vector<StoredUsage> out;
   while (st.step()) {
@@ -133,8 +162,9 @@ namespace {
 
 // A store last written by a helix-host without Tier 2 (schema version 1) has no digests yet.
 void require_tier2(Store& store) {
-  auto st = store.database().prepare(
+  auto st_lease = store.database().cached(
       "SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('digests', 'usage_days')");
+  Statement& st = *st_lease;
   st.step();
   if (st.integer(0) < 2)
     throw std::runtime_error(fmt::format(
@@ -147,9 +177,10 @@ void require_tier2(Store& store) {
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester) {
   require_tier2(store);
-  auto st = store.database().prepare(
+  auto st_lease = store.database().cached(
       "SELECT digester_version, digested_at_ms, json FROM digests WHERE session_uid = ? AND "
       "digester = ?");
+  Statement& st = *st_lease;
   st.bind(1, uid).bind(2, digester);
   if (!st.step()) return std::nullopt;
   DigestRow row;
@@ -174,13 +205,15 @@ void apply_primary(Store& store, const std::string& uid, const std::string& json
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
   };
   auto& db = store.database();
-  auto session = db.prepare(
+  auto session_lease = db.cached(
       "UPDATE sessions SET outcome = COALESCE(NULLIF(?, ''), outcome), task_ref = ? WHERE uid = ?");
+  Statement& session = *session_lease;
   session.bind(1, text("outcome")).bind_text_or_null(2, text("task_ref")).bind(3, uid).run();
   auto* days = o.if_contains("usage_by_day");
   if (!days || !days->is_array()) return;
-  auto cost = db.prepare(
+  auto cost_lease = db.cached(
       "UPDATE usage_days SET cost_usd = ? WHERE session_uid = ? AND day = ? AND model = ?");
+  Statement& cost = *cost_lease;
   for (const auto& v : days->get_array()) {
     const auto* row = v.if_object();
     if (!row) continue;
@@ -202,23 +235,36 @@ void apply_primary(Store& store, const std::string& uid, const std::string& json
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
                    const std::optional<std::string>& primary_json, int64_t now_ms) {
   auto& db = store.database();
-  Transaction tx(db);
-  auto put = db.prepare(R"sql(
-    INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json, state)
-    VALUES (?, ?, ?, ?, ?, ?)
+  Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
+  auto put_lease = db.cached(R"sql(
+    INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json, state,
+      covered_seq, covered_events, covered_untimed)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (session_uid, digester) DO UPDATE SET digester_version = excluded.digester_version,
       digested_at_ms = excluded.digested_at_ms, json = excluded.json,
-      state = excluded.state)sql");
+      state = excluded.state, covered_seq = excluded.covered_seq,
+      covered_events = excluded.covered_events, covered_untimed = excluded.covered_untimed)sql");
+  Statement& put = *put_lease;
+  auto count_lease = db.cached(kCoverageCount);
   for (const auto& d : fresh) {
     put.bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
     if (d.state.empty()) put.bind_null(6); else put.bind_blob(6, d.state);
+    if (d.state.empty() || !d.covered) {
+      for (int i = 7; i <= 9; ++i) put.bind_null(i);
+    } else {
+      count_lease->bind(1, uid).bind(2, d.covered->seq);
+      count_lease->step();
+      put.bind(7, d.covered->seq).bind(8, count_lease->integer(0)).bind(9, count_lease->integer(1));
+      count_lease->reset();
+    }
     put.run();
   }
   // Recomputed from the whole usage ledger (kept across eviction), so never double counted.
   // The day of a call without a time is the session's first day.
-  auto clear = db.prepare("DELETE FROM usage_days WHERE session_uid = ?");
+  auto clear_lease = db.cached("DELETE FROM usage_days WHERE session_uid = ?");
+  Statement& clear = *clear_lease;
   clear.bind(1, uid).run();
-  auto days = db.prepare(R"sql(
+  auto days_lease = db.cached(R"sql(
     INSERT INTO usage_days (session_uid, day, model, calls, input_tokens, output_tokens,
       cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
     SELECT u.session_uid,
@@ -228,11 +274,13 @@ void write_digests(Store& store, const std::string& uid, const std::vector<Diges
       SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), SUM(u.reasoning_tokens), NULL
     FROM usage u JOIN sessions s ON s.uid = u.session_uid
     WHERE u.session_uid = ? GROUP BY 2, 3)sql");
+  Statement& days = *days_lease;
   days.bind(1, uid).run();
-  auto analyzed = db.prepare("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
+  auto analyzed_lease = db.cached("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
+  Statement& analyzed = *analyzed_lease;
   analyzed.bind(1, now_ms).bind(2, uid).run();
   if (primary_json) apply_primary(store, uid, *primary_json);
-  tx.commit();
+  tx.release();
 }
 
 void refresh_usage_rollup(Database& db) {

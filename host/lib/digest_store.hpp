@@ -11,11 +11,21 @@
 
 namespace helix {
 
+// What a digest's state has seen of its session's kept events (schema.cpp, version 9): the
+// events up to `seq`, `events` of them visible, `untimed` of those without a time.
+struct DigestCoverage {
+  int64_t seq = 0, events = 0, untimed = 0;
+};
+
 struct DigestRow {
   std::string session_uid, digester, version, json;
   int64_t digested_at_ms = 0;
   std::string state;            // the digester's resumable state with this digest ("" = none)
   bool has_base_state = false;  // a state as of the last eviction is stored (candidates only)
+  bool has_state = false;       // `state` is stored (candidates only)
+  // Candidates: what the stored state has seen. Fresh rows: the highest seq the state has seen
+  // (events and untimed are counted when the row is written).
+  std::optional<DigestCoverage> covered;
 };
 
 // A usage row (one model call, the cost ledger: never evicted), as a digester receives it.
@@ -46,6 +56,14 @@ std::vector<DigestCandidate> digest_candidates(Store& store,
 // The state the digester's digest of `uid` had when the session was last evicted.
 std::optional<std::string> base_state(Store& store, const std::string& uid,
                                       const std::string& digester);
+
+// The state stored with the digester's current digest of `uid`.
+std::optional<std::string> saved_state(Store& store, const std::string& uid,
+                                       const std::string& digester);
+
+// The session's visible events at or below `seq` are still those a digest counted (none was
+// deleted or gained a time since), so its state can be resumed with the events above `seq`.
+bool coverage_intact(Store& store, const std::string& uid, const DigestCoverage& covered);
 
 std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
 

@@ -79,6 +79,10 @@ bool glob_match_segments(const std::vector<std::string>& pat, std::size_t pi,
          glob_match_segments(pat, pi + 1, path, si + 1);
 }
 
+// The path of a discovered source, or a path itself (for searches in the sorted list).
+std::string_view path_of(const DiscoveredSource& s) { return s.path; }
+std::string_view path_of(std::string_view path) { return path; }
+
 }  // namespace
 
 bool glob_match(std::string_view pattern, std::string_view relative_path) {
@@ -101,9 +105,10 @@ std::vector<std::string> adapter_roots(const helix_adapter_vtable& adapter, cons
   return roots;
 }
 
+// One list of paths, sorted once: a sweep over 100,000 sources holds each path once.
 Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config& config) {
-  std::map<std::string, DiscoveredSource> found;
   Discovery result;
+  auto& found = result.sources;
   for (const PluginInfo* plugin : adapters) {
     std::set<std::string> roots_seen;
     for (const auto& root : adapter_roots(*plugin->adapter, config)) {
@@ -115,27 +120,38 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
         std::vector<std::string> files;
         walk(canonical, split(p->glob, '/'), 0, 0, files);
         for (auto& file : files) {
-          if (is_credential_path(file)) {  // refused by name: the file is never opened
+          if (is_credential_path(file))  // refused by name: the file is never opened
             result.refused_credentials.push_back({file, plugin->name});
-            continue;
-          }
-          auto& entry = found[file];
-          if (entry.path.empty()) {
-            entry.path = file;
-            entry.layout = p->layout;
-          }
-          if (std::find(entry.found_by.begin(), entry.found_by.end(), plugin->name) ==
-              entry.found_by.end())
-            entry.found_by.push_back(plugin->name);
+          else
+            found.push_back({std::move(file), p->layout});
         }
       }
     }
   }
-  for (auto& [path, source] : found) {
-    // The same session compressed and plain: the plain file is the one being written.
-    if (path.ends_with(".zst") && found.count(path.substr(0, path.size() - 4))) continue;
-    result.sources.push_back(std::move(source));
+  // By path; of the same path found twice, the first found (its layout) stays.
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.path < b.path; });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const auto& a, const auto& b) { return a.path == b.path; }),
+              found.end());
+  // The same session compressed and plain: the plain file is the one being written.
+  auto plain_exists = [&](const DiscoveredSource& s) {
+    if (!s.path.ends_with(".zst")) return false;
+    const std::string_view plain = std::string_view(s.path).substr(0, s.path.size() - 4);
+    return std::binary_search(found.begin(), found.end(), plain, [](const auto& a, const auto& b) {
+      return std::string_view(path_of(a)) < std::string_view(path_of(b));
+    });
+  };
+  std::vector<bool> drop(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) drop[i] = plain_exists(found[i]);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (drop[i]) continue;
+    if (kept != i) found[kept] = std::move(found[i]);  // never onto itself: that empties it
+    ++kept;
   }
+  found.resize(kept);
+  found.shrink_to_fit();
   auto key = [](const RefusedCredential& r) { return std::tie(r.path, r.plugin); };
   std::sort(result.refused_credentials.begin(), result.refused_credentials.end(),
             [&](const auto& a, const auto& b) { return key(a) < key(b); });

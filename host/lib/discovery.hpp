@@ -13,8 +13,7 @@ namespace helix {
 
 struct DiscoveredSource {
   std::string path;
-  uint32_t layout = HELIX_LAYOUT_LINES;
-  std::vector<std::string> found_by;  // names of the adapters whose patterns matched
+  uint32_t layout = HELIX_LAYOUT_LINES;  // of the first adapter pattern that matched it
 };
 
 // A credential file an adapter's patterns matched; it is refused by name and never opened.

@@ -312,13 +312,26 @@ INSERT INTO search_events (search_events) VALUES ('rebuild');
 PRAGMA incremental_vacuum;
 )sql";
 
-// Version 9 (Tier 2). `usage` answers by day, model or flavor from usage_rollup, the totals of
+// Version 9. What a digest's saved state has seen of a session whose raw data is kept, so that
+// a session that grew is resumed from that state with only its new events (seq above
+// covered_seq) instead of being digested again from its first event. covered_events and
+// covered_untimed count the visible events at or below covered_seq, and those without a time,
+// when the digest was written: a different count later means an earlier event went (a source
+// rewritten, a copy promoted) or gained its time from a copy, and the session is digested
+// from the start. NULL: unknown (digests older than this version), digested from the start.
+constexpr const char* kSchemaV9GrowthCoverage = R"sql(
+ALTER TABLE digests ADD COLUMN covered_seq INTEGER;
+ALTER TABLE digests ADD COLUMN covered_events INTEGER;
+ALTER TABLE digests ADD COLUMN covered_untimed INTEGER;
+)sql";
+
+// Version 10 (Tier 2). `usage` answers by day, model or flavor from usage_rollup, the totals of
 // usage_days per (day, model, flavor), instead of scanning usage_days and joining every row to
 // its session (half a second at 100,000 sessions). Triggers mark every day whose usage_days rows
 // change stale, whoever the writer; refresh_usage_rollup (digest_store.cpp) recomputes exactly
 // those days at the end of the digest pass, and usage reads usage_days itself while any day is
 // stale. The rollup of an existing store is filled here.
-constexpr const char* kSchemaV9UsageRollup = R"sql(
+constexpr const char* kSchemaV10UsageRollup = R"sql(
 CREATE TABLE usage_rollup (
   day                   TEXT    NOT NULL,
   model                 TEXT    NOT NULL,
@@ -365,7 +378,8 @@ constexpr Migration kMigrations[] = {
     {6, kSchemaV6UsagePosition},
     {7, kSchemaV7Resume},
     {8, kSchemaV8SearchWithoutCopy},
-    {9, kSchemaV9UsageRollup},
+    {9, kSchemaV9GrowthCoverage},
+    {10, kSchemaV10UsageRollup},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

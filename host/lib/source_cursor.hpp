@@ -25,4 +25,19 @@ struct SourceCursor {
   std::string last_error;
 };
 
+// What a sweep needs of every stored cursor before reading anything: enough to tell an
+// unchanged file, a renamed one and a missing one. The rest of a cursor (adapter state,
+// names, last error) is loaded only for the sources that are read.
+struct SourceSummary {
+  int64_t id = 0;
+  std::string path;
+  uint64_t dev = 0, ino = 0;
+  int64_t size = 0, mtime_ns = 0;
+  bool compressed = false;
+  int64_t head_len = 0;
+  uint64_t head_hash = 0;
+  int64_t offset = 0;
+  std::string state;
+};
+
 }  // namespace helix

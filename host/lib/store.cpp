@@ -161,7 +161,8 @@ std::optional<SourceCursor> Store::find_source(const std::string& path) {
 
 std::optional<SourceCursor> Store::find_source_by_identity(uint64_t dev, uint64_t ino) {
   static const std::string sql =
-      fmt::format("SELECT {} FROM sources WHERE dev = ? AND ino = ?", kCursorColumns);
+      fmt::format("SELECT {} FROM sources WHERE dev = ? AND ino = ? ORDER BY id LIMIT 1",
+                  kCursorColumns);
   auto st = db_.cached(sql);
   st->bind(1, static_cast<int64_t>(dev)).bind(2, static_cast<int64_t>(ino));
   if (!st->step()) return std::nullopt;
@@ -173,6 +174,27 @@ std::vector<SourceCursor> Store::all_sources() {
   std::vector<SourceCursor> out;
   while (st.step()) out.push_back(read_cursor(st));
   return out;
+}
+
+void Store::scan_sources(const std::function<void(const SourceSummary&)>& each) {
+  auto st = db_.prepare(
+      "SELECT id, path, dev, ino, size, mtime_ns, compressed, head_len, head_hash, offset, state "
+      "FROM sources ORDER BY path");
+  SourceSummary s;  // one summary reused: its path keeps its capacity
+  while (st.step()) {
+    s.id = st.integer(0);
+    s.path = st.text(1);
+    s.dev = static_cast<uint64_t>(st.integer(2));
+    s.ino = static_cast<uint64_t>(st.integer(3));
+    s.size = st.integer(4);
+    s.mtime_ns = st.integer(5);
+    s.compressed = st.integer(6) != 0;
+    s.head_len = st.integer(7);
+    s.head_hash = static_cast<uint64_t>(st.integer(8));
+    s.offset = st.integer(9);
+    s.state = st.text(10);
+    each(s);
+  }
 }
 
 void Store::save_source(SourceCursor& c) {

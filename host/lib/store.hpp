@@ -61,6 +61,9 @@ struct EventFilter {
   // Skip events at or below the offset digest_coverage records for their source: what the
   // digests' base state already holds (a session resumed after eviction).
   bool skip_covered = false;
+  // Only events with a seq above this one: what a digest's saved state has not seen yet (a
+  // kept session resumed after it grew).
+  int64_t after_seq = -1;
 };
 
 struct SessionFilter {
@@ -97,8 +100,12 @@ class Store {
   Database& database() { return db_; }
 
   std::optional<SourceCursor> find_source(const std::string& path);
+  // The oldest cursor (lowest id) of the file with this device and inode.
   std::optional<SourceCursor> find_source_by_identity(uint64_t dev, uint64_t ino);
   std::vector<SourceCursor> all_sources();
+  // Every cursor's summary in path order, one at a time (nothing is held): the caller must
+  // not write to the store from `each`.
+  void scan_sources(const std::function<void(const SourceSummary&)>& each);
   // Inserts or updates the cursor row outside of any chunk (claims, visits, state changes).
   void save_source(SourceCursor& cursor);
 

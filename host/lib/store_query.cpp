@@ -64,21 +64,24 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
   sql = uid.empty() ? fmt::format(fmt::runtime(sql), "", "AND ?4 = ''")
                     : fmt::format(fmt::runtime(sql), "WHERE session_uid = ?4", "AND s.uid = ?4");
   {  // read-only commands do not migrate: a store older than version 3 has no derived titles
-    auto probe = db_.prepare(
+    auto probe = db_.cached(
         "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'prompt_title'");
-    probe.step();
-    if (probe.integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
+    probe->step();
+    if (probe->integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
   }
-  auto st = db_.prepare(sql);
+  auto lease = db_.cached(sql);  // the digest pass looks up one session at a time
+  Statement& st = *lease;
   st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
   // Read-only commands do not migrate: a store older than version 4 has no redaction counts.
-  auto counted =
-      db_.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'session_redactions'");
-  counted.step();
-  std::optional<Statement> redactions;
-  if (counted.integer(0) > 0)
-    redactions.emplace(db_.prepare(
-        "SELECT COALESCE(SUM(count), 0) FROM session_redactions WHERE session_uid = ?"));
+  std::optional<StatementLease> redactions;
+  {
+    auto counted =
+        db_.cached("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'session_redactions'");
+    counted->step();
+    if (counted->integer(0) > 0)
+      redactions.emplace(db_.cached(
+          "SELECT COALESCE(SUM(count), 0) FROM session_redactions WHERE session_uid = ?"));
+  }
   auto read = [&](Statement& q) {
     SessionRow r;
     std::string* texts[] = {&r.uid,   &r.flavor,        &r.native_id, &r.parent_uid, &r.repo,
@@ -98,10 +101,11 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
       r.title_derived = !r.title.empty();
     }
     if (redactions) {
-      redactions->bind(1, r.uid);
-      redactions->step();
-      r.redactions = redactions->integer(0);
-      redactions->reset();
+      Statement& count = **redactions;
+      count.bind(1, r.uid);
+      count.step();
+      r.redactions = count.integer(0);
+      count.reset();
     }
     return r;
   };
@@ -174,7 +178,7 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
 
 void Store::for_each_event(const std::string& uid, const EventFilter& filter,
                            const std::function<void(const EventView&)>& visit) {
-  auto st = db_.prepare(R"sql(
+  auto lease = db_.cached(R"sql(
     SELECT e.seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool, e.summary, e.uid,
       e.parent_uid, e.call_id, e.model, e.is_sidechain, e.pack_id, e.text_off, e.text_len
     FROM events e
@@ -182,9 +186,12 @@ void Store::for_each_event(const std::string& uid, const EventFilter& filter,
       AND (?2 = 0 OR NOT EXISTS (SELECT 1 FROM digest_coverage c WHERE c.session_uid = ?1
                                    AND c.source_id = e.source_id
                                    AND e.source_offset <= c.covered_offset))
+      AND e.seq > ?3
     ORDER BY e.seq)sql");
-  st.bind(1, uid).bind(2, static_cast<int64_t>(filter.skip_covered));
-  auto pack = db_.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  Statement& st = *lease;
+  st.bind(1, uid).bind(2, static_cast<int64_t>(filter.skip_covered)).bind(3, filter.after_seq);
+  auto pack_lease = db_.cached("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  Statement& pack = *pack_lease;
   int64_t pack_id = -1;
   std::string raw;              // the current pack, decompressed
   std::string columns[8];       // the current row's short text columns

@@ -3,6 +3,7 @@
 #include "clock.hpp"
 #include "source_file.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -25,13 +26,16 @@ constexpr int64_t kHeadBytes = 4096;  // identity fingerprint of a file's beginn
 constexpr int64_t kTailBytes = 256;   // fingerprint of the bytes just before the offset
 constexpr std::size_t kProbeBytes = 64 * 1024;
 
-bool same_file_state(const SourceCursor& c, const FileIdentity& id) {
+// Of a SourceCursor or a SourceSummary.
+template <class Cursor>
+bool same_file_state(const Cursor& c, const FileIdentity& id) {
   return c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.mtime_ns == id.mtime_ns;
 }
 
 // Nothing to do: the file is as last seen, and an unfinished last line in it (if any) is still
 // within its grace period, so it cannot be delivered yet.
-bool nothing_to_do(const SourceCursor& c, const FileIdentity& id, int64_t grace_seconds) {
+template <class Cursor>
+bool nothing_to_do(const Cursor& c, const FileIdentity& id, int64_t grace_seconds) {
   if (!same_file_state(c, id)) return false;
   if (c.compressed || c.offset >= id.size) return true;
   return now_ns() - c.mtime_ns < grace_seconds * 1000000000;
@@ -135,6 +139,22 @@ void with_store_id(std::map<int64_t, int64_t>& store_ids, SourceCursor& c,
   if (provisional < 0 && c.id > 0) store_ids[provisional] = c.id;
 }
 
+// The identity of a file as stat() sees it; all zero when it cannot be read (its visit says why).
+FileIdentity stat_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          static_cast<int64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// The discovered source at `path` (the list is sorted by path), or -1.
+std::ptrdiff_t index_of(const std::vector<DiscoveredSource>& sources, const std::string& path) {
+  auto it = std::lower_bound(sources.begin(), sources.end(), path,
+                             [](const DiscoveredSource& s, const std::string& p) { return s.path < p; });
+  return it != sources.end() && it->path == path ? it - sources.begin() : -1;
+}
+
 void adopt_identity(SourceCursor& c, const FileIdentity& id) {
   c.dev = id.dev;
   c.ino = id.ino;
@@ -144,22 +164,36 @@ void adopt_identity(SourceCursor& c, const FileIdentity& id) {
 
 }  // namespace
 
+void CursorTable::forget(const std::string& path) {
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return;
+  auto [lo, hi] = by_identity_.equal_range({it->second.dev, it->second.ino});
+  for (auto i = lo; i != hi; ++i)
+    if (i->second == path) {
+      by_identity_.erase(i);
+      break;
+    }
+  by_path_.erase(it);
+}
+
 void CursorTable::put(const SourceCursor& cursor, const std::string& old_path) {
-  auto forget = [&](const std::string& path) {
-    auto it = by_path_.find(path);
-    if (it == by_path_.end()) return;
-    auto [lo, hi] = by_identity_.equal_range({it->second.dev, it->second.ino});
-    for (auto i = lo; i != hi; ++i)
-      if (i->second == path) {
-        by_identity_.erase(i);
-        break;
-      }
-    by_path_.erase(it);
-  };
   if (!old_path.empty()) forget(old_path);
   forget(cursor.path);
   by_path_.emplace(cursor.path, cursor);
   by_identity_.emplace(std::pair{cursor.dev, cursor.ino}, cursor.path);
+}
+
+void CursorTable::retire(const std::string& path, std::size_t visit) {
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return;
+  visited_.emplace(std::pair{it->second.dev, it->second.ino}, visit);  // the first one stays
+  forget(path);
+}
+
+std::optional<std::size_t> CursorTable::visited(uint64_t dev, uint64_t ino) const {
+  auto it = visited_.find({dev, ino});
+  if (it == visited_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<SourceCursor> CursorTable::find(const std::string& path) const {
@@ -252,8 +286,7 @@ Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config)
     : store_(store),
       plugins_(plugins),
       config_(config),
-      repos_(config.repo_domains),
-      redactor_(config.redaction) {}
+      repos_(config.repo_domains) {}
 
 Sweep::~Sweep() = default;
 
@@ -262,11 +295,13 @@ const AdapterInstance& Sweep::instance(const PluginInfo& plugin) {
   if (!slot) {
     auto it = config_.adapter_settings.find(plugin.name);
     slot = std::make_unique<AdapterInstance>(
-        plugin, it == config_.adapter_settings.end() ? "{}" : it->second, &redactor_);
+        plugin, it == config_.adapter_settings.end() ? "{}" : it->second, &*redactor_);
   }
   return *slot;
 }
 
+// Only the sources that changed are opened and read: the rest are told apart by one stat each
+// against a summary of their stored cursor, and no full cursor is held for them.
 SweepReport Sweep::run(const SweepProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
   SweepReport report;
@@ -275,14 +310,17 @@ SweepReport Sweep::run(const SweepProgress& progress) {
     report.problems.push_back(fmt::format(
         "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
         r.path, r.plugin));
+  const auto& sources = discovery.sources;
   BatchScope batch(store_, config_.chunk_bytes);
-  follow_renames(discovery.sources);
-  cursors_ = CursorTable{};
-  for (const auto& cursor : store_.all_sources()) cursors_.put(cursor);
-  report = run_pipeline(discovery.sources, progress, std::move(report));
-  std::set<std::string> seen;
-  for (const auto& source : discovery.sources) seen.insert(source.path);
-  mark_missing(seen, report);
+  std::vector<FileIdentity> identities;
+  identities.reserve(sources.size());
+  for (const auto& source : sources) identities.push_back(stat_identity(source.path));
+  follow_renames(sources, identities);
+  SourceList to_read = sources_to_read(sources, identities, report);
+  std::vector<FileIdentity>().swap(identities);
+  load_cursors(to_read);
+  report = run_pipeline(to_read, progress, std::move(report), sources.size() - to_read.size());
+  mark_missing(sources, report);
   batch.finish(report);
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -290,26 +328,58 @@ SweepReport Sweep::run(const SweepProgress& progress) {
 }
 
 SweepReport Sweep::run_paths(const std::vector<std::string>& paths) {
-  std::vector<DiscoveredSource> sources;
-  cursors_ = CursorTable{};
-  for (const auto& path : paths) {
-    sources.emplace_back().path = path;
-    // Only the cursors these files may have: their path, or their inode (a rename).
-    if (auto cursor = store_.find_source(path)) cursors_.put(*cursor);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0)
-      if (auto cursor = store_.find_source_by_identity(static_cast<uint64_t>(st.st_dev),
-                                                       static_cast<uint64_t>(st.st_ino)))
-        cursors_.put(*cursor);
+  std::vector<DiscoveredSource> sources(paths.size());
+  SourceList list;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    sources[i].path = paths[i];
+    list.push_back(&sources[i]);
   }
+  load_cursors(list);
   BatchScope batch(store_, config_.chunk_bytes);
-  SweepReport report = run_pipeline(sources, {}, SweepReport{});
+  SweepReport report = run_pipeline(list, {}, SweepReport{});
   batch.finish(report);
   return report;
 }
 
-SweepReport Sweep::run_pipeline(const std::vector<DiscoveredSource>& sources,
-                                const SweepProgress& progress, SweepReport report) {
+// Only the cursors these files may have: their path's, or their inode's (a rename).
+void Sweep::load_cursors(const SourceList& sources) {
+  cursors_ = CursorTable{};
+  for (const DiscoveredSource* source : sources) {
+    if (auto cursor = store_.find_source(source->path)) cursors_.put(*cursor);
+    const FileIdentity id = stat_identity(source->path);
+    if (id.ino != 0)
+      if (auto cursor = store_.find_source_by_identity(id.dev, id.ino)) cursors_.put(*cursor);
+  }
+}
+
+// The sources to open and read; the others (a cursor that is active and whose file is as last
+// seen) are counted as unchanged here, which is all a visit would have done with them.
+Sweep::SourceList Sweep::sources_to_read(const std::vector<DiscoveredSource>& sources,
+                                         const std::vector<FileIdentity>& identities,
+                                         SweepReport& report) {
+  std::vector<bool> unchanged(sources.size());
+  store_.scan_sources([&](const SourceSummary& cursor) {
+    const std::ptrdiff_t i = index_of(sources, cursor.path);
+    if (i >= 0 && cursor.state == "active" &&
+        nothing_to_do(cursor, identities[static_cast<std::size_t>(i)],
+                      config_.final_line_grace_seconds))
+      unchanged[static_cast<std::size_t>(i)] = true;
+  });
+  SourceList to_read;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (!unchanged[i]) {
+      to_read.push_back(&sources[i]);
+      continue;
+    }
+    ++report.sources_seen;
+    ++report.sources_unchanged;
+  }
+  return to_read;
+}
+
+SweepReport Sweep::run_pipeline(const SourceList& sources, const SweepProgress& progress,
+                                SweepReport report, std::size_t skipped) {
+  if (!sources.empty() && !redactor_) redactor_.emplace(config_.redaction);
   Pipeline pipeline(config_.chunk_bytes / 4);
   pipeline_ = &pipeline;
   sources_ = &sources;
@@ -336,10 +406,14 @@ SweepReport Sweep::run_pipeline(const std::vector<DiscoveredSource>& sources,
   };
   {
     Join join{pipeline, parser};
-    std::size_t done = 0;
+    const std::size_t total = skipped + sources.size();
+    std::size_t done = skipped;
+    if (progress && skipped > 0) progress(done, total, sources.empty() ? "" : sources[0]->path);
     while (auto step = pipeline.pop()) {
       apply(*step, report);
-      if (step->ends_visit && progress) progress(++done, sources.size(), sources[step->visit].path);
+      if (!step->ends_visit) continue;
+      store_ids_.clear();  // a provisional id is only ever used within its own visit
+      if (progress) progress(++done, total, sources[step->visit]->path);
     }
   }
   pipeline_ = nullptr;
@@ -353,9 +427,10 @@ SweepReport Sweep::run_pipeline(const std::vector<DiscoveredSource>& sources,
 }
 
 // The parsing thread: every source in order, each visit's writes handed over as steps.
-void Sweep::produce(const std::vector<DiscoveredSource>& sources) {
+void Sweep::produce(const SourceList& sources) {
   for (visit_ = 0; visit_ < sources.size(); ++visit_) {
-    visit(sources[visit_], pending_);
+    visit(*sources[visit_], pending_);
+    cursors_.retire(sources[visit_]->path, visit_);
     pipeline_->push(Step{visit_, std::exchange(pending_, SweepReport{}), {}, 0, true});
   }
 }
@@ -390,7 +465,7 @@ void Sweep::fail_visit(std::size_t visit, const std::string& why, SweepReport& r
   failed_visit_ = visit;
   pipeline_->fail(visit);
   ++report.sources_failed;
-  report.problems.push_back(fmt::format("{}: {}", (*sources_)[visit].path, why));
+  report.problems.push_back(fmt::format("{}: {}", (*sources_)[visit]->path, why));
 }
 
 // Sources of earlier visits in the lost batch kept their stored cursors. The visit being
@@ -425,6 +500,16 @@ void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
     const FileIdentity& id = file.identity();
     std::optional<SourceCursor> cursor = cursors_.find(source.path);
     if (!cursor) {
+      // The same file read by an earlier visit of this sweep: listed twice (the same path), or
+      // renamed since (left for the next sweep, which follows the rename before reading).
+      if (auto earlier = cursors_.visited(id.dev, id.ino)) {
+        const std::string& earlier_path = (*sources_)[*earlier]->path;
+        std::error_code ec;
+        if (earlier_path == source.path || !std::filesystem::exists(earlier_path, ec)) {
+          ++report.sources_unchanged;
+          return;
+        }
+      }
       // A known file under a new name (renamed or rotated) keeps its cursor.
       auto moved = cursors_.find(id.dev, id.ino);
       std::error_code ec;
@@ -665,39 +750,53 @@ void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
 // its place) keep their cursor: a cursor whose file (same device and inode, same first bytes)
 // now sits at another discovered path moves there before anything is read, so the renamed file
 // is not read again and the new file at the old path starts a cursor of its own.
-void Sweep::follow_renames(const std::vector<DiscoveredSource>& sources) {
-  std::map<std::pair<uint64_t, uint64_t>, std::string> path_of;
-  for (const auto& s : sources) {
-    struct stat st {};
-    if (::stat(s.path.c_str(), &st) == 0)
-      path_of[{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}] = s.path;
-  }
-  for (auto& cursor : store_.all_sources()) {
-    auto it = path_of.find({cursor.dev, cursor.ino});
-    if (it == path_of.end() || it->second == cursor.path || cursor.head_len == 0) continue;
-    struct stat st {};
-    if (::stat(cursor.path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_ino) == cursor.ino &&
-        static_cast<uint64_t>(st.st_dev) == cursor.dev)
+void Sweep::follow_renames(const std::vector<DiscoveredSource>& sources,
+                           const std::vector<FileIdentity>& identities) {
+  using Key = std::pair<uint64_t, uint64_t>;
+  std::vector<std::pair<Key, std::size_t>> where;  // (identity, source), sorted
+  where.reserve(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (identities[i].ino != 0) where.push_back({{identities[i].dev, identities[i].ino}, i});
+  std::sort(where.begin(), where.end());
+  std::vector<std::pair<std::string, std::string>> moves;  // (cursor's path, file's path now)
+  store_.scan_sources([&](const SourceSummary& cursor) {
+    if (cursor.head_len == 0) return;
+    const Key key{cursor.dev, cursor.ino};
+    auto it = std::upper_bound(where.begin(), where.end(), std::pair{key, SIZE_MAX});
+    if (it == where.begin() || (--it)->first != key) return;  // the last path of the file
+    const std::string& now = sources[it->second].path;
+    if (now != cursor.path) moves.emplace_back(cursor.path, now);
+  });
+  for (const auto& [from, to] : moves) {
+    const FileIdentity at_from = stat_identity(from);
+    auto cursor = store_.find_source(from);
+    if (!cursor) continue;
+    if (at_from.ino == cursor->ino && at_from.dev == cursor->dev)
       continue;  // still at its path too (a hard link): nothing moved
-    if (store_.find_source(it->second)) continue;  // that path has a cursor of its own
+    if (store_.find_source(to)) continue;  // that path has a cursor of its own
     try {
-      SourceFile file(it->second);
-      if (file.hash(0, cursor.head_len) != cursor.head_hash) continue;
+      SourceFile file(to);
+      if (file.hash(0, cursor->head_len) != cursor->head_hash) continue;
     } catch (const std::exception&) {
       continue;  // unreadable now: the visit reports it
     }
-    cursor.path = it->second;
-    store_.save_source(cursor);
+    cursor->path = to;
+    store_.save_source(*cursor);
   }
 }
 
-void Sweep::mark_missing(const std::set<std::string>& seen, SweepReport& report) {
-  for (auto& cursor : store_.all_sources()) {
-    if (seen.count(cursor.path) || cursor.state == "missing") continue;
+void Sweep::mark_missing(const std::vector<DiscoveredSource>& sources, SweepReport& report) {
+  std::vector<std::string> gone;
+  store_.scan_sources([&](const SourceSummary& cursor) {
+    if (cursor.state == "missing" || index_of(sources, cursor.path) >= 0) return;
     std::error_code ec;
-    if (std::filesystem::exists(cursor.path, ec)) continue;
-    cursor.state = "missing";  // its rows stay: agents delete old transcripts, we keep them
-    store_.save_source(cursor);
+    if (!std::filesystem::exists(cursor.path, ec)) gone.push_back(cursor.path);
+  });
+  for (const auto& path : gone) {
+    auto cursor = store_.find_source(path);
+    if (!cursor) continue;
+    cursor->state = "missing";  // its rows stay: agents delete old transcripts, we keep them
+    store_.save_source(*cursor);
     ++report.sources_missing;
   }
 }

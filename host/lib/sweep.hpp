@@ -38,17 +38,26 @@ struct SweepReport {
 // Called after each source with (sources done, sources total, path).
 using SweepProgress = std::function<void(std::size_t, std::size_t, const std::string&)>;
 
-// Every known cursor, by path and by file identity: what the parsing thread knows of the
-// store, loaded once per sweep and kept current by that thread.
+// The cursors the parsing thread may need, by path and by file identity: loaded at the start
+// for the sources to be read (not for every stored one), kept current by that thread, and each
+// dropped once its source has been visited (the store has it), so a sweep holds the cursors of
+// the sources it has yet to read, not of all it has read.
 class CursorTable {
  public:
   void put(const SourceCursor& cursor, const std::string& old_path = {});
   std::optional<SourceCursor> find(const std::string& path) const;
   std::optional<SourceCursor> find(uint64_t dev, uint64_t ino) const;  // lowest id first
+  // Drops the cursor at `path`, remembering only that visit `visit` read its file.
+  void retire(const std::string& path, std::size_t visit);
+  // The visit of this sweep that read the file with this identity first, if one did.
+  std::optional<std::size_t> visited(uint64_t dev, uint64_t ino) const;
 
  private:
+  void forget(const std::string& path);
+
   std::map<std::string, SourceCursor> by_path_;
   std::multimap<std::pair<uint64_t, uint64_t>, std::string> by_identity_;
+  std::map<std::pair<uint64_t, uint64_t>, std::size_t> visited_;
 };
 
 class Sweep {
@@ -64,9 +73,11 @@ class Sweep {
  private:
   struct Step;
   class Pipeline;
-  SweepReport run_pipeline(const std::vector<DiscoveredSource>& sources,
-                           const SweepProgress& progress, SweepReport report);
-  void produce(const std::vector<DiscoveredSource>& sources);
+  using SourceList = std::vector<const DiscoveredSource*>;
+  // `skipped` sources were found unchanged before: progress counts them as done.
+  SweepReport run_pipeline(const SourceList& sources, const SweepProgress& progress,
+                           SweepReport report, std::size_t skipped = 0);
+  void produce(const SourceList& sources);
   void apply(Step& step, SweepReport& report);
   void fail_visit(std::size_t visit, const std::string& why, SweepReport& report);
   void lose_batch(std::size_t visit, const BatchLost& e, SweepReport& report);
@@ -88,14 +99,19 @@ class Sweep {
   void commit(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
               int64_t input_bytes, SweepReport& report);
   const AdapterInstance& instance(const PluginInfo& plugin);
-  void mark_missing(const std::set<std::string>& seen, SweepReport& report);
-  void follow_renames(const std::vector<DiscoveredSource>& sources);
+  void load_cursors(const SourceList& sources);
+  SourceList sources_to_read(const std::vector<DiscoveredSource>& sources,
+                             const std::vector<FileIdentity>& identities, SweepReport& report);
+  void mark_missing(const std::vector<DiscoveredSource>& sources, SweepReport& report);
+  void follow_renames(const std::vector<DiscoveredSource>& sources,
+                      const std::vector<FileIdentity>& identities);
 
   Store& store_;
   const PluginRegistry& plugins_;
   const Config& config_;
   RepoResolver repos_;
-  Redactor redactor_;  // compiled once per sweep, shared by every adapter instance
+  // Compiled once per sweep, shared by every adapter instance; only when a source is read.
+  std::optional<Redactor> redactor_;
   std::map<std::string, std::unique_ptr<AdapterInstance>> instances_;
   // The parsing thread's state.
   std::string read_buffer_;  // reused across chunks and sources: no allocation per read
@@ -104,7 +120,7 @@ class Sweep {
   std::size_t visit_ = 0;    // index of the source being visited
   int64_t next_provisional_id_ = -1;  // new sources, until the store gives them an id
   Pipeline* pipeline_ = nullptr;
-  const std::vector<DiscoveredSource>* sources_ = nullptr;  // of the running pipeline
+  const SourceList* sources_ = nullptr;  // of the running pipeline
   // The storing thread's state: store ids given to provisional ones.
   std::map<int64_t, int64_t> store_ids_;
   std::size_t failed_visit_ = SIZE_MAX;  // its remaining writes are dropped
