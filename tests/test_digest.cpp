@@ -6,14 +6,17 @@
 
 #include "database.hpp"
 #include "digest_instance.hpp"
+#include "schema.hpp"
 #include "plugin_registry.hpp"
 #include "helix_command.hpp"
 #include "temp_dir.hpp"
+#include "usage_rollup_check.hpp"
 
 #include <boost/json.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -106,7 +109,8 @@ struct Home {
     return json::parse(r.out).as_object();
   }
 
-  helix::Database db() const { return helix::Database(dir / "store/helix.db"); }
+  fs::path store_db() const { return dir / "store/helix.db"; }
+  helix::Database db() const { return helix::Database(store_db()); }
 
   int64_t scalar(const std::string& sql) const {
     auto d = db();
@@ -393,6 +397,7 @@ BOOST_AUTO_TEST_CASE(usage_totals_equal_tier1_and_survive_eviction) {
     return json::parse(r.out).as_object().at("totals").as_object();
   };
   const auto before = totals();
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a sweep");
   BOOST_TEST(at(before, "input_tokens") == h.scalar("SELECT SUM(input_tokens) FROM usage"));
   BOOST_TEST(at(before, "output_tokens") == h.scalar("SELECT SUM(output_tokens) FROM usage"));
   BOOST_TEST(at(before, "cache_read_tokens") == h.scalar("SELECT SUM(cache_read_tokens) FROM usage"));
@@ -422,6 +427,102 @@ BOOST_AUTO_TEST_CASE(usage_totals_equal_tier1_and_survive_eviction) {
     BOOST_TEST(at(after, key) == at(before, key), key);
   BOOST_TEST(after.at("cost_usd").as_double() == before.at("cost_usd").as_double());
   BOOST_TEST(json::serialize(h.digest(victim)) == json::serialize(digest_before));
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "after the ledger was evicted");
+}
+
+// Every writer of usage_days marks the days it changes stale (triggers), and usage reads
+// usage_days itself until the digest pass refreshes them; without a trigger, usage would
+// answer from a rollup that no longer matches.
+BOOST_AUTO_TEST_CASE(changed_usage_days_are_marked_stale_and_the_digest_pass_refreshes_them) {
+  Home h;
+  h.sweep();
+  auto usage = [&](const std::string& args) {
+    Run r = h.helix("usage --json " + args);
+    BOOST_REQUIRE(r.exit_code == 0);
+    return json::parse(r.out).as_object();
+  };
+  auto input_tokens = [&](const std::string& args) {
+    return at(usage(args).at("totals").as_object(), "input_tokens");
+  };
+  auto stale_days = [&] { return h.scalar("SELECT COUNT(*) FROM usage_rollup_stale"); };
+  const int64_t all = input_tokens("");
+  BOOST_TEST(stale_days() == 0);
+  // usage reads the rollup when it is current: a change made to the rollup alone shows.
+  h.db().exec("UPDATE usage_rollup SET input_tokens = input_tokens + 1000000");
+  BOOST_TEST(input_tokens("--by model") > all);
+  BOOST_TEST(input_tokens("--by session") == all);  // the rollup cannot group by session
+  // With a day stale, usage_days answers; the next digest pass recomputes the stale days.
+  h.db().exec("DELETE FROM usage_rollup; INSERT INTO usage_rollup_stale SELECT DISTINCT day FROM usage_days");
+  BOOST_TEST(input_tokens("--by model") == all);
+  h.sweep();
+  BOOST_TEST(stale_days() == 0);
+  BOOST_TEST(input_tokens("--by flavor") == all);
+
+  const std::string victim = "codex:019c8a4c-ed82-79a1-aa28-7738fc5ab61a";
+  const int64_t victims = h.scalar(
+      "SELECT SUM(input_tokens) FROM usage_days WHERE session_uid = '" + victim + "'");
+  BOOST_REQUIRE(victims > 0);
+  // DELETE marks the session's days.
+  h.db().exec("DELETE FROM usage_days WHERE session_uid = '" + victim + "'");
+  BOOST_TEST(stale_days() > 0);
+  BOOST_TEST(input_tokens("--by day") == all - victims);
+  h.sweep();
+  BOOST_TEST(stale_days() == 0);
+  BOOST_TEST(input_tokens("--by day") == all - victims);
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a delete");
+  // INSERT marks the new row's day.
+  h.db().exec(
+      "INSERT INTO usage_days VALUES ('" + victim + "', '2030-01-01', 'm', 1, 7, 0, 0, 0, 0, 0.5)");
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_rollup_stale WHERE day = '2030-01-01'") == 1);
+  BOOST_TEST(input_tokens("--by day") == all - victims + 7);
+  h.sweep();
+  BOOST_TEST(input_tokens("--by day --since 2030-01-01") == 7);
+  // UPDATE marks the old and the new day.
+  h.db().exec("UPDATE usage_days SET day = '2030-01-02', input_tokens = 9 WHERE day = '2030-01-01'");
+  BOOST_TEST(stale_days() == 2);
+  BOOST_TEST(input_tokens("--by model") == all - victims + 9);
+  h.sweep();
+  std::map<std::string, double> cost_by_day;  // ("unknown", the day of untimed calls, sorts last)
+  const auto late = usage("--by day --since 2030-01-01");
+  for (const auto& row : late.at("rows").as_array())
+    cost_by_day[std::string(row.at("day").as_string())] = row.at("cost_usd").as_double();
+  BOOST_TEST(cost_by_day.count("2030-01-01") == 0u);
+  BOOST_TEST(cost_by_day["2030-01-02"] == 0.5);
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "after an insert and an update");
+}
+
+// A store of schema version 9 (no rollup) answers usage read-only as it is, and a writable open
+// migrates it to version 10 with a rollup that gives the same reports.
+BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
+  Home h;
+  h.sweep();
+  const std::string by_model = h.helix("usage --by model --json").out;
+  const std::string claude_days = h.helix("usage --flavor claude --json").out;
+  h.db().exec(R"sql(
+    BEGIN;
+    DROP TRIGGER usage_rollup_stale_insert;
+    DROP TRIGGER usage_rollup_stale_delete;
+    DROP TRIGGER usage_rollup_stale_update;
+    DROP TABLE usage_rollup;
+    DROP TABLE usage_rollup_stale;
+    PRAGMA user_version = 9;
+    COMMIT;)sql");
+  BOOST_TEST(h.helix("usage --by model --json").out == by_model);  // read-only: no migration
+  { helix::Store store(h.store_db()); }                          // a writable open migrates
+  BOOST_TEST(h.scalar("PRAGMA user_version") == helix::kStoreSchemaVersion);
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_rollup") ==
+             h.scalar("SELECT COUNT(*) FROM (SELECT DISTINCT d.day, d.model, s.flavor FROM "
+                      "usage_days d JOIN sessions s ON s.uid = d.session_uid)"));
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "migrated");
+  // Token totals are exact; costs are compared as the rollup's and usage_days' sums may round
+  // differently.
+  auto tokens = [](const std::string& out) {
+    auto o = json::parse(out).as_object();
+    return std::make_pair(at(o.at("totals").as_object(), "input_tokens"),
+                          o.at("rows").as_array().size());
+  };
+  BOOST_TEST((tokens(h.helix("usage --by model --json").out) == tokens(by_model)));
+  BOOST_TEST((tokens(h.helix("usage --flavor claude --json").out) == tokens(claude_days)));
 }
 
 BOOST_AUTO_TEST_CASE(a_second_digester_is_swapped_in_through_the_config) {
@@ -469,6 +570,7 @@ BOOST_AUTO_TEST_CASE(redigest_only_new_events_or_a_new_major_version) {
   BOOST_TEST(at(after, "event_count") == at(before, "event_count") + 1);
   BOOST_TEST(after.at("outcome").as_string() == "abandoned");  // the new prompt has no answer
   BOOST_TEST(after.at("markers").at("user_correction").as_int64() == 1);  // "again"
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a session grew");
   // A new minor version of a digester changes nothing; a new major re-digests everything.
   h.remove_plugin("kind_counter");
   h.add_plugin("digester_v1_1/kind_counter_v1_1");

@@ -11,6 +11,7 @@
 #include "store.hpp"
 #include "helix_command.hpp"
 #include "temp_dir.hpp"
+#include "usage_rollup_check.hpp"
 
 #include <boost/json.hpp>
 #include <cctype>
@@ -232,6 +233,9 @@ void expect_same_as_fresh(const Home& h, const std::string& uid, int round,
     const std::string sql = fmt::format("SELECT {} FROM usage_days", sum);
     BOOST_TEST(h.scalar(store, sql) == h.scalar(fresh, sql), sum << " round " << round);
   }
+  for (const auto& name : {store, fresh})
+    helix::test::expect_rollup_equals_usage_days(h.dir / name / "helix.db",
+                                                 fmt::format("{} round {}", name, round));
 }
 
 }  // namespace

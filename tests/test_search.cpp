@@ -289,6 +289,11 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     ALTER TABLE digests DROP COLUMN covered_events;
     ALTER TABLE digests DROP COLUMN covered_untimed;
     {}
+    DROP TRIGGER usage_rollup_stale_insert;  -- and what version 10 added
+    DROP TRIGGER usage_rollup_stale_delete;
+    DROP TRIGGER usage_rollup_stale_update;
+    DROP TABLE usage_rollup;
+    DROP TABLE usage_rollup_stale;
     PRAGMA user_version = 7;
     COMMIT;)sql",
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "

@@ -112,21 +112,27 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   }
   Config config = load_config(g.config_file);
   Store store(store_file(g, config), /*read_only=*/true);
-  auto rows = store.sessions(filter);
-  if (vm.count("json")) {
-    boost::json::array out;
-    for (const auto& s : rows) out.push_back(session_json(s));
-    std::cout << boost::json::serialize(out) << "\n";
+  // Written as read, one session at a time: memory stays flat however many sessions there are.
+  std::size_t n = 0;
+  if (vm.count("json")) {  // the bytes boost::json::serialize gives for the whole array
+    std::cout << '[';
+    store.for_each_session(filter, [&](const SessionRow& s) {
+      if (n++ > 0) std::cout << ',';
+      std::cout << boost::json::serialize(session_json(s));
+    });
+    std::cout << "]\n";
     return kExitOk;
   }
   std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9}  {:<20} {}\n", "SESSION", "STARTED",
                            "EVENTS", "INPUT", "OUTPUT", "REPO", "TITLE");
-  for (const auto& s : rows)
+  store.for_each_session(filter, [&](const SessionRow& s) {
+    ++n;
     std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9}  {:<20} {}\n", s.uid,
                              iso8601(s.started_at_ms).substr(0, 19), s.event_count,
                              s.usage.input_tokens, s.usage.output_tokens, s.repo,
                              s.title.substr(0, 60));
-  std::cout << fmt::format("{} sessions\n", rows.size());
+  });
+  std::cout << fmt::format("{} sessions\n", n);
   return kExitOk;
 }
 

@@ -241,6 +241,7 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
         "does not resume, or the store kept no state for it); their previous digests are kept and "
         "they are not tried again until new records arrive",
         name, n));
+  refresh_usage_rollup(store.database());  // the days whose usage_days the pass changed
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

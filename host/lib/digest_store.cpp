@@ -283,25 +283,74 @@ void write_digests(Store& store, const std::string& uid, const std::vector<Diges
   tx.release();
 }
 
+void refresh_usage_rollup(Database& db) {
+  Transaction tx(db);
+  db.exec(R"sql(
+    DELETE FROM usage_rollup WHERE day IN (SELECT day FROM usage_rollup_stale);
+    INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens,
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+    SELECT d.day, d.model, s.flavor, SUM(d.calls), SUM(d.input_tokens), SUM(d.output_tokens),
+      SUM(d.cache_read_tokens), SUM(d.cache_creation_tokens), SUM(d.reasoning_tokens),
+      TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day IN (SELECT day FROM usage_rollup_stale)
+    GROUP BY d.day, d.model, s.flavor;
+    DELETE FROM usage_rollup_stale;)sql");
+  tx.commit();
+}
+
+namespace {
+
+// The rollup is current when it exists (a read-only open does not migrate an older store) and
+// no day awaits a refresh (the digest pass refreshes at its end; a crash may leave some).
+bool rollup_current(Database& db) {
+  auto st = db.prepare(R"sql(
+    SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'usage_rollup_stale'))sql");
+  st.step();
+  if (st.integer(0) == 0) return false;
+  auto stale = db.prepare("SELECT EXISTS (SELECT 1 FROM usage_rollup_stale)");
+  stale.step();
+  return stale.integer(0) == 0;
+}
+
+// The grouping key of `by` in usage_days joined with sessions, and in usage_rollup ("" when
+// the rollup cannot answer it).
+struct UsageKey {
+  const char* joined;
+  const char* rollup;
+};
+
+}  // namespace
+
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
-                                    const std::string& since_day, const std::string& flavor) {
-  static const std::map<std::string, std::string> kKeys = {
-      {"day", "d.day"},
-      {"session", "d.session_uid"},
-      {"model", "d.model"},
-      {"repo", "COALESCE(s.repo, '')"},
-      {"flavor", "s.flavor"}};
+                                    const std::string& since_day, const std::string& flavor,
+                                    UsageSource source) {
+  static const std::map<std::string, UsageKey> kKeys = {
+      {"day", {"d.day", "day"}},
+      {"session", {"d.session_uid", ""}},
+      {"model", {"d.model", "model"}},
+      {"repo", {"COALESCE(s.repo, '')", ""}},
+      {"flavor", {"s.flavor", "flavor"}}};
   require_tier2(store);
   auto key = kKeys.find(by);
   if (key == kKeys.end())
     throw std::invalid_argument(fmt::format(
         "--by must be day, session, model, repo or flavor, not '{}'", by));
-  auto st = store.database().prepare(fmt::format(R"sql(
+  auto& db = store.database();
+  const bool from_rollup = source == UsageSource::rollup_when_current &&
+                           *key->second.rollup != '\0' && rollup_current(db);
+  auto st = db.prepare(from_rollup ? fmt::format(R"sql(
+    SELECT {0}, SUM(input_tokens), SUM(output_tokens), SUM(cache_creation_tokens),
+      SUM(cache_read_tokens), SUM(reasoning_tokens), SUM(calls), TOTAL(cost_usd)
+    FROM usage_rollup
+    WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
+                                                 key->second.rollup)
+                                   : fmt::format(R"sql(
     SELECT {0}, SUM(d.input_tokens), SUM(d.output_tokens), SUM(d.cache_creation_tokens),
       SUM(d.cache_read_tokens), SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
     FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
     WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
-                                                 key->second));
+                                                 key->second.joined));
   st.bind(1, since_day).bind(2, flavor);
   std::vector<UsageLine> out;
   while (st.step()) {

@@ -77,8 +77,17 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
                    const std::optional<std::string>& primary_json, int64_t now_ms);
 
+// Recomputes the usage_rollup rows of the days usage_days triggers marked stale, from
+// usage_days, and clears the marks, in one transaction. The digest pass calls it at its end.
+void refresh_usage_rollup(Database& db);
+
+// Where usage_report reads: usage_rollup when it answers the grouping and no day is stale
+// (the default), or usage_days itself always (what the rollup must agree with).
+enum class UsageSource { rollup_when_current, usage_days };
+
 // Token and cost totals of usage_days grouped by `by` (day, session, model, repo, flavor),
 // for days from `since_day` (YYYY-MM-DD, "" = all) and sessions of `flavor` ("" = all).
+// Token sums are the same from either source; a cost may differ in floating-point rounding.
 struct UsageLine {
   std::string key;
   int64_t input_tokens = 0, output_tokens = 0, cache_creation_tokens = 0, cache_read_tokens = 0,
@@ -86,10 +95,12 @@ struct UsageLine {
   double cost_usd = 0;
 };
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
-                                    const std::string& since_day, const std::string& flavor);
+                                    const std::string& since_day, const std::string& flavor,
+                                    UsageSource source = UsageSource::rollup_when_current);
 
 // The Tier 2 tables, for the status size measurement and for documentation.
-inline constexpr const char* kTier2Tables[] = {"digests",         "usage_days", "usage",
-                                               "digest_coverage", "digest_seen_records"};
+inline constexpr const char* kTier2Tables[] = {
+    "digests",         "usage_days",          "usage",        "usage_rollup", "usage_rollup_stale",
+    "digest_coverage", "digest_seen_records"};
 
 }  // namespace helix

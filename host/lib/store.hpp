@@ -127,6 +127,9 @@ class Store {
   void end_batch();
 
   std::vector<SessionRow> sessions(const SessionFilter& filter);
+  // The same sessions in the same order, one at a time: memory does not grow with the store.
+  void for_each_session(const SessionFilter& filter,
+                        const std::function<void(const SessionRow&)>& visit);
   std::optional<SessionRow> session(const std::string& uid);
   std::vector<EventRow> events(const std::string& uid, bool with_bodies);
   // The session's visible events in seq order with their texts, one at a time: only the pack
@@ -151,7 +154,8 @@ class Store {
   void index_pending_search();
   void delete_source_rows(int64_t source_id);
   void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
-  std::vector<SessionRow> query_sessions(const SessionFilter& filter, const std::string& uid);
+  void query_sessions(const SessionFilter& filter, const std::string& uid,
+                      const std::function<void(const SessionRow&)>& visit);
   Database db_;
   std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
   struct PendingSearch {
