@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <dirent.h>
+#include <fcntl.h>
+#include <filesystem>
 #include <fnmatch.h>
 #include <map>
 #include <set>
+#include <sys/stat.h>
 #include <tuple>
+#include <unistd.h>
 
 namespace helix {
 namespace {
@@ -33,36 +38,118 @@ bool segment_match(const std::string& pattern, const std::string& name) {
 
 bool has_wildcard(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-// Appends files under `dir` matching segments[i..].
-void walk(const std::filesystem::path& dir, const std::vector<std::string>& segments,
-          std::size_t i, int depth, std::vector<std::string>& out) {
+// `dir/name` as std::filesystem::path's `/` spells it.
+std::string join(const std::string& dir, std::string_view name) {
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size());
+  out += dir;
+  if (!out.empty() && out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+// A directory on the walk, listed with readdir: d_type tells most entries' kinds without a
+// stat, and entries are reached relative to its fd, not by their whole paths.
+class Directory {
+ public:
+  // Opened relative to `parent` (a directory's fd, or AT_FDCWD), following symlinks as opendir
+  // does. A directory that may be searched but not read still serves literal segments, as the
+  // paths through it did; it lists as empty, as directory_iterator's did.
+  Directory(int parent, const char* name) {
+    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && (listing_ = ::fdopendir(fd))) {
+      fd_ = fd;
+      return;
+    }
+    if (fd >= 0) ::close(fd);
+    fd_ = ::openat(parent, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
+  ~Directory() {
+    if (listing_) ::closedir(listing_);  // closes fd_ as well
+    else if (fd_ >= 0) ::close(fd_);
+  }
+  Directory(const Directory&) = delete;
+  Directory& operator=(const Directory&) = delete;
+  int fd() const { return fd_; }
+  // Lists from the first entry (a "**" segment lists a directory twice).
+  void restart() {
+    if (listing_) ::rewinddir(listing_);
+  }
+  // The next entry other than "." and "..", or null at the end.
+  const dirent* next() {
+    while (listing_) {
+      const dirent* e = ::readdir(listing_);
+      if (!e) return nullptr;
+      const std::string_view name = e->d_name;
+      if (name != "." && name != "..") return e;
+    }
+    return nullptr;
+  }
+
+ private:
+  int fd_ = -1;
+  DIR* listing_ = nullptr;
+};
+
+// A directory itself, not a symlink to one: the walk never follows links below a root's
+// literal segments.
+bool is_real_directory(int dir_fd, const dirent& e) {
+  if (e.d_type != DT_UNKNOWN) return e.d_type == DT_DIR;
+  struct stat st {};
+  return ::fstatat(dir_fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A regular file, or a symlink to one.
+bool is_regular_target(int dir_fd, const dirent& e) {
+  if (e.d_type == DT_REG) return true;
+  if (e.d_type != DT_UNKNOWN && e.d_type != DT_LNK) return false;
+  struct stat st {};
+  return ::fstatat(dir_fd, e.d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
+}
+
+// Appends files under `dir` (open as `dir`, spelled `path`) matching segments[i..].
+void walk(Directory& dir, const std::string& path, const std::vector<std::string>& segments,
+          std::size_t i, int depth, std::vector<std::string>& out);
+
+void walk_into(int parent_fd, const char* name, const std::string& path,
+               const std::vector<std::string>& segments, std::size_t i, int depth,
+               std::vector<std::string>& out) {
   if (depth > kMaxDepth) return;
+  Directory dir(parent_fd, name);
+  walk(dir, path, segments, i, depth, out);
+}
+
+void walk(Directory& dir, const std::string& path, const std::vector<std::string>& segments,
+          std::size_t i, int depth, std::vector<std::string>& out) {
   const std::string& seg = segments[i];
   const bool last = i + 1 == segments.size();
-  std::error_code ec;
+  const int fd = dir.fd();
+  if (fd < 0) return;
   if (seg == "**") {
-    if (!last) walk(dir, segments, i + 1, depth, out);
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-      if (entry.is_directory(ec) && !entry.is_symlink(ec))
-        walk(entry.path(), segments, i, depth + 1, out);
+    if (!last) walk(dir, path, segments, i + 1, depth, out);
+    dir.restart();
+    while (const dirent* e = dir.next())
+      if (is_real_directory(fd, *e))
+        walk_into(fd, e->d_name, join(path, e->d_name), segments, i, depth + 1, out);
     return;
   }
-  if (!has_wildcard(seg)) {  // literal segment: no directory listing needed
-    auto next = dir / seg;
+  if (!has_wildcard(seg)) {  // literal segment: no directory listing needed; links followed
+    struct stat st {};
+    if (::fstatat(fd, seg.c_str(), &st, 0) != 0) return;
     if (last) {
-      if (std::filesystem::is_regular_file(next, ec)) out.push_back(next.string());
-    } else if (std::filesystem::is_directory(next, ec)) {
-      walk(next, segments, i + 1, depth + 1, out);
+      if (S_ISREG(st.st_mode)) out.push_back(join(path, seg));
+    } else if (S_ISDIR(st.st_mode)) {
+      walk_into(fd, seg.c_str(), join(path, seg), segments, i + 1, depth + 1, out);
     }
     return;
   }
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!segment_match(seg, name)) continue;
+  dir.restart();
+  while (const dirent* e = dir.next()) {
+    if (fnmatch(seg.c_str(), e->d_name, 0) != 0) continue;
     if (last) {
-      if (entry.is_regular_file(ec)) out.push_back(entry.path().string());
-    } else if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
-      walk(entry.path(), segments, i + 1, depth + 1, out);
+      if (is_regular_target(fd, *e)) out.push_back(join(path, e->d_name));
+    } else if (is_real_directory(fd, *e)) {
+      walk_into(fd, e->d_name, join(path, e->d_name), segments, i + 1, depth + 1, out);
     }
   }
 }
@@ -118,7 +205,8 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
       if (!std::filesystem::is_directory(canonical, ec)) continue;
       for (auto p = plugin->adapter->patterns; p->glob; ++p) {
         std::vector<std::string> files;
-        walk(canonical, split(p->glob, '/'), 0, 0, files);
+        const auto segments = split(p->glob, '/');
+        if (!segments.empty()) walk_into(AT_FDCWD, canonical.c_str(), canonical, segments, 0, 0, files);
         for (auto& file : files) {
           if (is_credential_path(file))  // refused by name: the file is never opened
             result.refused_credentials.push_back({file, plugin->name});
