@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fnmatch.h>
 #include <map>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <tuple>
@@ -53,15 +54,18 @@ std::string join(const std::string& dir, std::string_view name) {
 class Directory {
  public:
   // Opened relative to `parent` (a directory's fd, or AT_FDCWD), following symlinks as opendir
-  // does. A directory that may be searched but not read still serves literal segments, as the
-  // paths through it did; it lists as empty, as directory_iterator's did.
-  Directory(int parent, const char* name) {
-    int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0 && (listing_ = ::fdopendir(fd))) {
-      fd_ = fd;
-      return;
+  // does; for `listing`, readable. A directory that may be searched but not read still serves
+  // literal segments, as the paths through it did; it lists as empty, as directory_iterator's
+  // did.
+  Directory(int parent, const char* name, bool listing) {
+    if (listing) {
+      const int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd >= 0 && (listing_ = ::fdopendir(fd))) {
+        fd_ = fd;
+        return;
+      }
+      if (fd >= 0) ::close(fd);
     }
-    if (fd >= 0) ::close(fd);
     fd_ = ::openat(parent, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
   }
   ~Directory() {
@@ -71,10 +75,6 @@ class Directory {
   Directory(const Directory&) = delete;
   Directory& operator=(const Directory&) = delete;
   int fd() const { return fd_; }
-  // Lists from the first entry (a "**" segment lists a directory twice).
-  void restart() {
-    if (listing_) ::rewinddir(listing_);
-  }
   // The next entry other than "." and "..", or null at the end.
   const dirent* next() {
     while (listing_) {
@@ -107,52 +107,84 @@ bool is_regular_target(int dir_fd, const dirent& e) {
   return ::fstatat(dir_fd, e.d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
 }
 
-// Appends files under `dir` (open as `dir`, spelled `path`) matching segments[i..].
-void walk(Directory& dir, const std::string& path, const std::vector<std::string>& segments,
-          std::size_t i, int depth, std::vector<std::string>& out);
+// Where one pattern stands in a directory: the segment that the directory's entries must match.
+struct WalkState {
+  std::size_t pattern = 0, segment = 0;
+  auto operator<=>(const WalkState&) const = default;
+};
 
-void walk_into(int parent_fd, const char* name, const std::string& path,
-               const std::vector<std::string>& segments, std::size_t i, int depth,
-               std::vector<std::string>& out) {
-  if (depth > kMaxDepth) return;
-  Directory dir(parent_fd, name);
-  walk(dir, path, segments, i, depth, out);
-}
+// All of an adapter's patterns walked at once under one root: each directory is listed once,
+// however many patterns (or "**" segments) reach it, and each pattern finds what it would alone.
+struct Walk {
+  const std::vector<std::vector<std::string>>& patterns;  // each split into segments
+  std::vector<std::vector<std::string>> found;            // by pattern
 
-void walk(Directory& dir, const std::string& path, const std::vector<std::string>& segments,
-          std::size_t i, int depth, std::vector<std::string>& out) {
-  const std::string& seg = segments[i];
-  const bool last = i + 1 == segments.size();
-  const int fd = dir.fd();
-  if (fd < 0) return;
-  if (seg == "**") {
-    if (!last) walk(dir, path, segments, i + 1, depth, out);
-    dir.restart();
-    while (const dirent* e = dir.next())
-      if (is_real_directory(fd, *e))
-        walk_into(fd, e->d_name, join(path, e->d_name), segments, i, depth + 1, out);
-    return;
+  const std::string& segment(WalkState s) const { return patterns[s.pattern][s.segment]; }
+  bool last(WalkState s) const { return s.segment + 1 == patterns[s.pattern].size(); }
+
+  // "**" also matches no directory at all: its pattern goes on from the next segment here too.
+  void add_empty_globstars(std::vector<WalkState>& states) const {
+    for (std::size_t k = 0; k < states.size(); ++k)  // grows while read
+      if (const WalkState s = states[k]; segment(s) == "**" && !last(s))
+        states.push_back({s.pattern, s.segment + 1});
+    std::sort(states.begin(), states.end());
+    states.erase(std::unique(states.begin(), states.end()), states.end());
   }
-  if (!has_wildcard(seg)) {  // literal segment: no directory listing needed; links followed
-    struct stat st {};
-    if (::fstatat(fd, seg.c_str(), &st, 0) != 0) return;
-    if (last) {
-      if (S_ISREG(st.st_mode)) out.push_back(join(path, seg));
-    } else if (S_ISDIR(st.st_mode)) {
-      walk_into(fd, seg.c_str(), join(path, seg), segments, i + 1, depth + 1, out);
+
+  // The directory `name` under `parent_fd`, spelled `path`, reached by `states`.
+  void directory(int parent_fd, const char* name, const std::string& path,
+                 std::vector<WalkState> states, int depth) {
+    if (depth > kMaxDepth) return;
+    add_empty_globstars(states);
+    const bool list = std::any_of(states.begin(), states.end(), [&](WalkState s) {
+      return has_wildcard(segment(s)) || segment(s) == "**";
+    });
+    Directory dir(parent_fd, name, list);
+    if (dir.fd() < 0) return;
+    std::map<std::string, std::vector<WalkState>> children;  // subdirectories, by what reaches them
+    std::map<std::string_view, mode_t> literals;  // each name stat'ed once (0: absent)
+    for (const WalkState s : states) {
+      const std::string& seg = segment(s);
+      if (has_wildcard(seg) || seg == "**") continue;
+      auto [known, added] = literals.try_emplace(seg, 0);
+      struct stat st {};  // a literal segment: no listing needed, and links are followed
+      if (added && ::fstatat(dir.fd(), seg.c_str(), &st, 0) == 0) known->second = st.st_mode;
+      if (last(s) && S_ISREG(known->second)) found[s.pattern].push_back(join(path, seg));
+      if (!last(s) && S_ISDIR(known->second)) children[seg].push_back({s.pattern, s.segment + 1});
     }
-    return;
+    if (list) list_entries(dir, path, states, children);
+    for (auto& [child, reached_by] : children)
+      directory(dir.fd(), child.c_str(), join(path, child), std::move(reached_by), depth + 1);
   }
-  dir.restart();
-  while (const dirent* e = dir.next()) {
-    if (fnmatch(seg.c_str(), e->d_name, 0) != 0) continue;
-    if (last) {
-      if (is_regular_target(fd, *e)) out.push_back(join(path, e->d_name));
-    } else if (is_real_directory(fd, *e)) {
-      walk_into(fd, e->d_name, join(path, e->d_name), segments, i + 1, depth + 1, out);
+
+  // Matches each entry against the wildcard and "**" segments of `states`.
+  void list_entries(Directory& dir, const std::string& path, const std::vector<WalkState>& states,
+                    std::map<std::string, std::vector<WalkState>>& children) {
+    while (const dirent* e = dir.next()) {
+      std::optional<bool> real_directory, regular;  // asked once per entry: a stat at most
+      auto is_dir = [&] {
+        if (!real_directory) real_directory = is_real_directory(dir.fd(), *e);
+        return *real_directory;
+      };
+      auto is_file = [&] {
+        if (!regular) regular = is_regular_target(dir.fd(), *e);
+        return *regular;
+      };
+      for (const WalkState s : states) {
+        const std::string& seg = segment(s);
+        if (seg == "**") {
+          if (is_dir()) children[e->d_name].push_back(s);
+        } else if (has_wildcard(seg) && fnmatch(seg.c_str(), e->d_name, 0) == 0) {
+          if (last(s)) {
+            if (is_file()) found[s.pattern].push_back(join(path, e->d_name));
+          } else if (is_dir()) {
+            children[e->d_name].push_back({s.pattern, s.segment + 1});
+          }
+        }
+      }
     }
   }
-}
+};
 
 bool glob_match_segments(const std::vector<std::string>& pat, std::size_t pi,
                          const std::vector<std::string>& path, std::size_t si) {
@@ -203,17 +235,21 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
       auto canonical = std::filesystem::weakly_canonical(root, ec).string();
       if (ec || !roots_seen.insert(canonical).second) continue;
       if (!std::filesystem::is_directory(canonical, ec)) continue;
+      std::vector<std::vector<std::string>> patterns;
+      std::vector<WalkState> states;
       for (auto p = plugin->adapter->patterns; p->glob; ++p) {
-        std::vector<std::string> files;
-        const auto segments = split(p->glob, '/');
-        if (!segments.empty()) walk_into(AT_FDCWD, canonical.c_str(), canonical, segments, 0, 0, files);
-        for (auto& file : files) {
+        patterns.push_back(split(p->glob, '/'));
+        if (!patterns.back().empty()) states.push_back({patterns.size() - 1, 0});
+      }
+      Walk walk{patterns, std::vector<std::vector<std::string>>(patterns.size())};
+      walk.directory(AT_FDCWD, canonical.c_str(), canonical, std::move(states), 0);
+      for (std::size_t k = 0; k < patterns.size(); ++k)  // in pattern order: the first one's layout
+        for (auto& file : walk.found[k]) {
           if (is_credential_path(file))  // refused by name: the file is never opened
             result.refused_credentials.push_back({file, plugin->name});
           else
-            found.push_back({std::move(file), p->layout});
+            found.push_back({std::move(file), plugin->adapter->patterns[k].layout});
         }
-      }
     }
   }
   // By path; of the same path found twice, the first found (its layout) stays.
