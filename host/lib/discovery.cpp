@@ -141,25 +141,29 @@ struct Walk {
     });
     Directory dir(parent_fd, name, list);
     if (dir.fd() < 0) return;
-    std::map<std::string, std::vector<WalkState>> children;  // subdirectories, by what reaches them
-    std::map<std::string_view, mode_t> literals;  // each name stat'ed once (0: absent)
+    // Literal segments: no listing needed, links followed, each name stat'ed (and walked) once.
+    std::map<std::string_view, mode_t> literals;  // 0: absent
+    std::map<std::string_view, std::vector<WalkState>> literal_children;
     for (const WalkState s : states) {
       const std::string& seg = segment(s);
       if (has_wildcard(seg) || seg == "**") continue;
       auto [known, added] = literals.try_emplace(seg, 0);
-      struct stat st {};  // a literal segment: no listing needed, and links are followed
+      struct stat st {};
       if (added && ::fstatat(dir.fd(), seg.c_str(), &st, 0) == 0) known->second = st.st_mode;
       if (last(s) && S_ISREG(known->second)) found[s.pattern].push_back(join(path, seg));
-      if (!last(s) && S_ISDIR(known->second)) children[seg].push_back({s.pattern, s.segment + 1});
+      if (!last(s) && S_ISDIR(known->second))
+        literal_children[seg].push_back({s.pattern, s.segment + 1});
     }
-    if (list) list_entries(dir, path, states, children);
-    for (auto& [child, reached_by] : children)
-      directory(dir.fd(), child.c_str(), join(path, child), std::move(reached_by), depth + 1);
+    for (auto& [child, reached_by] : literal_children)
+      directory(dir.fd(), std::string(child).c_str(), join(path, child), std::move(reached_by),
+                depth + 1);
+    if (list) list_entries(dir, path, states, depth);
   }
 
-  // Matches each entry against the wildcard and "**" segments of `states`.
+  // Matches each entry against the wildcard and "**" segments of `states`, and walks each
+  // subdirectory some of them reach (while the listing stays open, as directory_iterator did).
   void list_entries(Directory& dir, const std::string& path, const std::vector<WalkState>& states,
-                    std::map<std::string, std::vector<WalkState>>& children) {
+                    int depth) {
     while (const dirent* e = dir.next()) {
       std::optional<bool> real_directory, regular;  // asked once per entry: a stat at most
       auto is_dir = [&] {
@@ -170,18 +174,21 @@ struct Walk {
         if (!regular) regular = is_regular_target(dir.fd(), *e);
         return *regular;
       };
+      std::vector<WalkState> reached;  // the entry's, as a subdirectory
       for (const WalkState s : states) {
         const std::string& seg = segment(s);
         if (seg == "**") {
-          if (is_dir()) children[e->d_name].push_back(s);
+          if (is_dir()) reached.push_back(s);
         } else if (has_wildcard(seg) && fnmatch(seg.c_str(), e->d_name, 0) == 0) {
           if (last(s)) {
             if (is_file()) found[s.pattern].push_back(join(path, e->d_name));
           } else if (is_dir()) {
-            children[e->d_name].push_back({s.pattern, s.segment + 1});
+            reached.push_back({s.pattern, s.segment + 1});
           }
         }
       }
+      if (!reached.empty())
+        directory(dir.fd(), e->d_name, join(path, e->d_name), std::move(reached), depth + 1);
     }
   }
 };
