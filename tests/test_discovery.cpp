@@ -136,3 +136,36 @@ BOOST_AUTO_TEST_CASE(a_plugin_asking_for_credential_files_is_refused_and_they_ar
   helix::test::read_file(home.secrets[0]);
   BOOST_TEST(watch.opens() > 0);
 }
+
+// The walk's link rules, pinned: a literal segment follows symlinks, a file pattern's last
+// segment takes symlinks to files, and neither a wildcard nor "**" enters a symlinked directory.
+BOOST_AUTO_TEST_CASE(the_walk_follows_links_only_on_literal_segments_and_to_files) {
+  CredentialHome home;  // a.test and the planted credential files
+  namespace fs = std::filesystem;
+  const fs::path outside = home.temp / "outside";
+  helix::test::write_file(outside / "keys/out.pem", "x\n");
+  helix::test::write_file(outside / "ssh/id_linked", "x\n");
+  helix::test::write_file(home.root / "deep/x/y/z.pem", "x\n");
+  fs::create_directory_symlink(outside / "keys", home.root / "linked");  // "**" stays out
+  fs::remove_all(home.root / ".ssh");
+  fs::create_directory_symlink(outside / "ssh", home.root / ".ssh");  // ".ssh/*": followed
+  fs::create_symlink(home.root / "a.test", home.root / "a-link.test");
+  fs::create_symlink(home.root / "missing", home.root / "dangling.test");
+  fs::create_directory(home.root / "dir.test");
+  helix::PluginRegistry registry;
+  registry.load_directory(std::filesystem::path(HELIX_TEST_PLUGINS_ROOT) / "credentials");
+  BOOST_TEST_REQUIRE(registry.adapters().size() == 1u);
+
+  const Discovery found = discover(registry.adapters(), home.config());
+  std::vector<std::string> sources, refused;
+  for (const auto& s : found.sources) sources.push_back(s.path);
+  for (const auto& r : found.refused_credentials) refused.push_back(r.path);
+  const std::vector<std::string> expected_sources = {(home.root / "a-link.test").string(),
+                                                     (home.root / "a.test").string()};
+  BOOST_TEST(sources == expected_sources, boost::test_tools::per_element());
+  std::vector<std::string> expected_refused;
+  for (const char* f : {".credentials.json", ".ssh/id_linked", "auth.json", "cache/gh.token",
+                        "deep/x/y/z.pem", "keys/server.pem"})
+    expected_refused.push_back((home.root / f).string());
+  BOOST_TEST(refused == expected_refused, boost::test_tools::per_element());
+}

@@ -243,11 +243,11 @@ StoreStatus Store::status() {
 namespace {
 
 // The pages (dbstat) of the tables whose names match `where`, with their indexes and, for FTS5
-// tables, their shadow tables: measured, not estimated. `aggregate` makes dbstat return one row
-// per b-tree instead of one per page (the same sum, half the CPU on a large store).
+// tables, their shadow tables: measured, not estimated. dbstat's aggregate mode (one row per
+// table, SQLite 3.31+) gives the same sums for less than half the CPU of a row per page.
 int64_t pages_where(Database& db, const char* where) {
   auto st = db.prepare(fmt::format(
-      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE aggregate = TRUE AND name IN "
+      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat('main', 1) WHERE name IN "
       "(SELECT name FROM sqlite_schema WHERE {})",
       where));
   st.step();
