@@ -62,12 +62,15 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     return kExitBusy;
   }
   Store store(db_file);
-  Sweep sweep(store, registry, config);
   const bool live = ::isatty(STDERR_FILENO) && !vm.count("quiet");
-  SweepReport r = sweep.run([&](std::size_t done, std::size_t total, const std::string&) {
-    if (live && (done % 16 == 0 || done == total))
-      std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
-  });
+  SweepReport r;
+  {  // the sweep's tables are freed before the digest pass
+    Sweep sweep(store, registry, config);
+    r = sweep.run([&](std::size_t done, std::size_t total, const std::string&) {
+      if (live && (done % 16 == 0 || done == total))
+        std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
+    });
+  }
   if (live) std::cerr << "\n";
   if (!vm.count("quiet")) {
     std::cout << fmt::format(

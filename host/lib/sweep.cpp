@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sys/stat.h>
 #include <fmt/format.h>
+#include <xxhash.h>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -647,8 +648,16 @@ void Sweep::commit(SourceCursor& cursor, const RecordBatch& batch, bool new_gene
       report.problems.push_back("more damaged records: see the warnings counts; each is stored "
                                 "with its file and offset in the warnings table");
   }
-  for (const auto& e : batch.events) report.sessions_touched.insert(cursor.flavor + ":" + e.session_id);
-  for (const auto& s : batch.sessions) report.sessions_touched.insert(cursor.flavor + ":" + s.native_id);
+  const uint64_t flavor = XXH3_64bits(cursor.flavor.data(), cursor.flavor.size());
+  const std::string* last = nullptr;  // a session's events come in runs: hash each run once
+  auto touch = [&](const std::string& native_id) {
+    if (last && *last == native_id) return;
+    last = &native_id;
+    report.sessions_touched.insert(
+        XXH3_64bits_withSeed(native_id.data(), native_id.size(), flavor));
+  };
+  for (const auto& e : batch.events) touch(e.session_id);
+  for (const auto& s : batch.sessions) touch(s.native_id);
 }
 
 void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
