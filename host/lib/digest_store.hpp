@@ -72,8 +72,8 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
 
 // Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
 // usage_days rows from the usage ledger with costs from `primary` (the primary digester's
-// digest, fresh or stored), and sets analyzed_at, outcome and task_ref (from `primary`), all in
-// one transaction.
+// digest, fresh or stored), and sets analyzed_at, outcome and task_ref (from `primary`), all or
+// nothing: a transaction of its own, or a savepoint in the caller's (the digest pass's batch).
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
                    const std::optional<std::string>& primary_json, int64_t now_ms);
 
