@@ -5,8 +5,9 @@
 // macro generates the C entry point and the function table; every trampoline is noexcept, and an
 // exception thrown while a session streams in becomes that session's HELIX_ERROR at
 // end_session, so no C++ exception or type crosses the ABI. The record views (helix::Event,
-// helix::Usage) are those of helix/adapter.hpp. A digester that can fold the growth of a session
-// whose raw events were evicted also overrides save_state() and resume().
+// helix::Usage) are those of helix/adapter.hpp. A digester that overrides save_state() and
+// resume() is given only the new events of a grown session, and can fold the growth of one
+// whose raw events were evicted.
 #pragma once
 
 #include <helix/adapter.hpp>
@@ -130,7 +131,8 @@ struct DigesterGlue {
     guarded(d, [&](Digester& digester) { digester.begin(view(s)); });
   }
 
-  // A state the digester cannot read fails at once: the host keeps the previous digest.
+  // A state the digester cannot read fails at once: the host digests a kept session from the
+  // start and keeps an evicted session's previous digest.
   static helix_status resume_session(helix_digester* d, helix_call* call,
                                      const helix_digest_session* s, helix_str state) noexcept {
     auto* h = handle(d);

@@ -237,8 +237,8 @@ typedef struct helix_digest_api {
   /* ABI 1.2 (read struct_size first): the digester's resumable state after the events it was
    * given, as opaque bytes the host stores with the digest and hands back to resume_session.
    * Valid only during end_session, with the call it was given (like result). The host copies
-   * it; the last call wins. Optional: a digester that never calls it cannot fold the growth of
-   * a session whose raw events were evicted. */
+   * it; the last call wins. Optional: a digester that never calls it is given every event of
+   * a grown session again, and cannot fold the growth of one whose raw events were evicted. */
   void (*state)(helix_call* call, helix_str bytes);
 } helix_digest_api;
 
@@ -249,12 +249,13 @@ typedef struct helix_digest_api {
  * digester reads nothing but what the host streams: no file, network or database access.
  * A new session always starts with begin_session (or resume_session), also after an error.
  *
- * Resuming (ABI 1.2). Retention evicts a session's raw events once it has a digest, but keeps
- * its usage records and the state the digester reported with that digest. When such a session
- * grows, the host calls resume_session with that state instead of begin_session, then event()
- * for the events stored since (the earlier ones are gone), then usage() for EVERY usage record
- * of the session (usage is never evicted, so usage-derived totals must not be in the state),
- * then end_session. The digest must equal the one the digester would give for all events. */
+ * Resuming (ABI 1.2). The host stores the state a digester reports with each digest. When the
+ * session grows, the host may call resume_session with that state instead of begin_session,
+ * then event() only for the events stored since (for a session whose raw events were evicted
+ * by retention, the earlier ones are gone; for a kept one, the host resumes only when none of
+ * them changed), then usage() for EVERY usage record of the session (usage is never evicted, so
+ * usage-derived totals must not be in the state), then end_session. The digest must equal the
+ * one the digester would give for all events. */
 typedef struct helix_digester_vtable {
   uint32_t struct_size;
   /* The digester's [digesters.<name>] section of the host config as a JSON object ("{}" when
@@ -272,8 +273,9 @@ typedef struct helix_digester_vtable {
   /* ABI 1.2 (read struct_size first; NULL = not supported): starts a session like
    * begin_session, restoring what the digester had learned from earlier events from `state`
    * (bytes it reported through helix_digest_api.state). HELIX_ERROR (after set_error) for a
-   * state it cannot read: the host keeps the previous digest. OWNERSHIP: session and state are
-   * borrowed for the duration of the call. */
+   * state it cannot read: the host digests a kept session again from begin_session and keeps
+   * an evicted session's previous digest. OWNERSHIP: session and state are borrowed for the
+   * duration of the call. */
   helix_status (*resume_session)(helix_digester* digester, helix_call* call,
                                  const helix_digest_session* session, helix_str state);
 } helix_digester_vtable;
