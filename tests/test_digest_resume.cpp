@@ -333,6 +333,28 @@ BOOST_AUTO_TEST_CASE(a_kept_session_whose_earlier_events_changed_is_digested_fro
   BOOST_TEST(std::string(after.at("first_prompt").as_string()).starts_with("Edited: "));
 }
 
+// A kept session whose saved state its digester refuses (here: damaged in the store) is
+// digested again from its first event, and the sweep says so once.
+BOOST_AUTO_TEST_CASE(a_refused_saved_state_is_reported_and_the_session_digested_whole) {
+  Home h;
+  h.sweep("kept");
+  const std::string claude = uid_of(h, "kept", h.home(kClaudeFile));
+  {
+    auto s = h.open("kept");
+    auto damage = s->database().prepare(
+        "UPDATE digests SET state = CAST('not a state' AS BLOB) WHERE session_uid = ?");
+    damage.bind(1, claude).run();
+  }
+  append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), 1));
+  h.age_every_file();
+  const Run r = h.sweep("kept");
+  BOOST_TEST(r.err.find("digester 'session_digest' refused the state it saved for 1 grown "
+                        "session(s)") != std::string::npos,
+             r.err);
+  BOOST_TEST(r.out.find("resumed") == std::string::npos, r.out);
+  expect_same_as_fresh(h, claude, 1, "kept");
+}
+
 // Swept, digested, evicted; the file grows (a usage line repeating a counted key with more
 // tokens); digested again from the saved state: the same digest and usage as a store that never
 // evicted. Then evicted again and grown again: still the same. Claude and Codex.

@@ -47,19 +47,21 @@ struct Running {
 struct Started {
   std::vector<Running> running;
   std::vector<std::string> cannot_fold;  // digester names
+  // Digesters that refused the state they saved (name, their message): given the whole session.
+  std::vector<std::pair<std::string, std::string>> refused_state;
 };
 
 // Resumes a kept session's digest from its saved state when the events it saw are unchanged;
 // otherwise (or when the digester refuses the state) begins it again from the first event.
 Running resume_growth(Store& store, const DigestCandidate& c, const SessionRow& session,
-                      const DigesterInstance& d) {
+                      const DigesterInstance& d, Started& started) {
   const DigestCoverage covered = *c.digests.at(d.plugin().name).covered;
   if (coverage_intact(store, c.uid, covered))
     if (auto state = saved_state(store, c.uid, d.plugin().name)) try {
         d.resume(session, *state);
         return {&d, covered.seq};
-      } catch (const std::exception&) {
-        // A state it no longer reads: the whole session instead, as for a new digester.
+      } catch (const std::exception& e) {
+        started.refused_state.emplace_back(d.plugin().name, e.what());
       }
   d.begin(session);
   return {&d, -1};
@@ -81,7 +83,7 @@ Started start_session(Store& store, const DigestCandidate& c, const SessionRow& 
         out.running.push_back({d.get()});
         break;
       case Plan::resume_growth:
-        out.running.push_back(resume_growth(store, c, session, *d));
+        out.running.push_back(resume_growth(store, c, session, *d, out));
         break;
       case Plan::resume_evicted:
         try {
@@ -203,6 +205,7 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
   std::map<std::string, std::string> majors;
   for (const auto& d : digesters) majors[d->plugin().name] = major_version(d->plugin().version);
   std::map<std::string, int64_t> cannot_fold;  // digester -> grown evicted sessions
+  std::map<std::string, std::pair<int64_t, std::string>> refused;  // -> sessions, first reason
   DigestBatch batch(store.database());
   for (const auto& candidate : digest_candidates(store, majors)) {
     try {
@@ -211,6 +214,8 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
       if (!session) continue;
       Started started = start_session(store, candidate, *session, digesters, report);
       for (const auto& name : started.cannot_fold) ++cannot_fold[name];
+      for (const auto& [name, why] : started.refused_state)
+        if (++refused[name].first == 1) refused[name].second = why;
       std::optional<std::string> primary_json;
       const std::vector<DigestRow> fresh = digest_session(store, candidate, *session,
                                                           started.running, primary, primary_json,
@@ -241,6 +246,11 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
         "does not resume, or the store kept no state for it); their previous digests are kept and "
         "they are not tried again until new records arrive",
         name, n));
+  for (const auto& [name, r] : refused)
+    report.problems.push_back(fmt::format(
+        "digester '{}' refused the state it saved for {} grown session(s), which were digested "
+        "again from their first event (the first refusal: {})",
+        name, r.first, r.second));
   refresh_usage_rollup(store.database());  // the days whose usage_days the pass changed
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
