@@ -112,6 +112,36 @@ BOOST_AUTO_TEST_CASE(a_claude_stop_hook_ingests_that_session_and_its_sidechains_
   BOOST_TEST((stored("store") == expected));
 }
 
+// A hook does what a pull sweep does after ingesting: the session's digest is current when the
+// agent stops. Retention (eviction under the caps) follows only with cadence = "on-hook".
+BOOST_AUTO_TEST_CASE(the_hook_digests_its_session_and_evicts_only_when_the_cadence_is_on_hook) {
+  const std::string uid = "claude:" + kClaude;
+  const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(3);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(home))
+    if (e.is_regular_file()) std::filesystem::last_write_time(e.path(), old);  // not active
+  for (const std::string cadence : {"daily", "on-hook"}) {
+    const auto config = dir / (cadence + ".toml");
+    test::write_file(config, fmt::format("[session_memory.retention]\nraw_soft_cap_bytes = "
+                                         "\"1KiB\"\ncadence = \"{}\"\n", cadence));
+    const std::string store = "store-" + cadence;
+    auto r = run(store, {"--config", config.string(), "hook", "claude", "--foreground"},
+                 claude_event("SessionEnd"));
+    BOOST_TEST(r.exit_code == 0);
+    const std::string text = log(store);
+    BOOST_TEST(text.find("1 sessions digested") != std::string::npos, text);
+    SessionRow row;
+    for (const auto& s : Store(dir / store / "helix.db", true).sessions(SessionFilter{}))
+      if (s.uid == uid) row = s;
+    BOOST_TEST_REQUIRE(row.uid == uid, text);
+    BOOST_TEST(row.analyzed_at_ms > 0);
+    const bool on_hook = cadence == "on-hook";
+    BOOST_TEST((row.evicted_at_ms > 0) == on_hook, cadence);
+    BOOST_TEST((text.find("retention evicted 1 sessions") != std::string::npos) == on_hook, text);
+    // The digest outlives the raw data it came from.
+    BOOST_TEST(run(store, {"digest", uid, "--json"}).exit_code == 0, cadence);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(by_default_the_hook_returns_at_once_and_ingests_in_the_background) {
   const auto expected = swept_counts();
   const auto start = Clock::now();

@@ -1,6 +1,8 @@
 #include "cmd_hook.hpp"
 
 #include "cli.hpp"
+#include "cmd_retention.hpp"
+#include "digest_runner.hpp"
 #include "discovery.hpp"
 #include "private_files.hpp"
 #include "store.hpp"
@@ -160,14 +162,26 @@ void ingest(const Globals& g, const Config& config, const std::filesystem::path&
     return;
   }
   Store store(db_file);
-  Sweep sweep(store, registry, config);
-  SweepReport r = sweep.run_paths(paths);
+  SweepReport r = Sweep(store, registry, config).run_paths(paths);
+  // Then the pull sweep's analysis: the session's digest is current when the agent stops
+  // (a grown session resumes from its saved state, so a hook per reply stays cheap).
+  const DigestReport d = run_digests(store, registry, config);
+  std::optional<RetentionPlan> evicted;
+  if (config.retention.cadence == "on-hook") evicted = run_retention(store, registry, config);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  log.write(fmt::format("{} {} {}: {} files, {} events added, {} bytes read in {:.2f} s", e.flavor,
-                        e.session_id, e.event_name, paths.size(), r.events_added, r.bytes_read,
-                        seconds));
+  std::string line = fmt::format("{} {} {}: {} files, {} events added, {} bytes read, {} sessions "
+                                 "digested", e.flavor, e.session_id, e.event_name, paths.size(),
+                                 r.events_added, r.bytes_read, d.sessions_digested);
+  if (evicted)
+    line += fmt::format(", retention evicted {} sessions ({})", evicted->steps.size(),
+                        human_bytes(evicted->planned_bytes()));
+  log.write(fmt::format("{} in {:.2f} s", line, seconds));
   for (const auto& p : r.problems) log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, p));
+  for (const auto& p : d.problems) log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, p));
+  if (evicted)
+    for (const auto& m : data_loss_messages(*evicted))
+      log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, m));
 }
 
 // Leaves the agent at once: the parent returns, a detached child does the work with its

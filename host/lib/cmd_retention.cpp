@@ -68,15 +68,11 @@ void print_plan(const RetentionPlan& plan, bool dry_run) {
                  "dropped automatically)\n";
 }
 
-void report_losses(const RetentionPlan& plan) {
-  for (const auto& s : plan.steps)
-    if (!s.analyzed)
-      std::cerr << fmt::format("helix-host: session_memory.data_loss: evicted {} of raw data of "
-                               "{} before it was analyzed (above raw_hard_cap_bytes)\n",
-                               human_bytes(s.bytes), s.session_uid);
-}
-
 }  // namespace
+
+void report_losses(const RetentionPlan& plan) {
+  for (const auto& m : data_loss_messages(plan)) std::cerr << "helix-host: " << m << "\n";
+}
 
 int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("evict options");
@@ -103,13 +99,28 @@ int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                           bool quiet) {
+RetentionPlan run_retention(Store& store, const PluginRegistry& plugins, const Config& config) {
   Retention retention(store.database(), config.retention, now_ms());
   RetentionPlan plan =
       retention.plan([&] { return run_digests(store, plugins, config).sessions_digested; },
                      /*measure_when_needed=*/true);
   retention.apply(plan);
+  return plan;
+}
+
+std::vector<std::string> data_loss_messages(const RetentionPlan& plan) {
+  std::vector<std::string> out;
+  for (const auto& s : plan.steps)
+    if (!s.analyzed)
+      out.push_back(fmt::format("session_memory.data_loss: evicted {} of raw data of {} before "
+                                "it was analyzed (above raw_hard_cap_bytes)",
+                                human_bytes(s.bytes), s.session_uid));
+  return out;
+}
+
+void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
+                           bool quiet) {
+  RetentionPlan plan = run_retention(store, plugins, config);
   report_losses(plan);
   if (!quiet && (!plan.steps.empty() || plan.tier2_over_cap))
     std::cout << fmt::format("  retention: evicted {} sessions ({}){}\n", plan.steps.size(),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cli_support.hpp"
+#include "retention.hpp"
 #include "store.hpp"
 
 #include <boost/json.hpp>
@@ -13,7 +14,13 @@ namespace helix {
 
 int cmd_evict(const Globals& g, const std::vector<std::string>& args);
 
-// After a sweep's digest step: the passes of §5.2, with "analyze now" = a digest run.
+// The passes of §5.2 carried out, with "analyze now" = a digest run; returns what was done.
+RetentionPlan run_retention(Store& store, const PluginRegistry& plugins, const Config& config);
+// One line per session evicted before it was analyzed (the hard-cap path), for a log or stderr.
+std::vector<std::string> data_loss_messages(const RetentionPlan& plan);
+// Prints data_loss_messages to stderr.
+void report_losses(const RetentionPlan& plan);
+// After a sweep's digest step: run_retention, then what it did on stdout (unless quiet).
 void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
                            bool quiet);
 
