@@ -1,0 +1,159 @@
+// helix-floor: what each library's share of a cold sweep costs on its own, on one core, for a
+// corpus and the store a sweep made of it. The sum is a floor no sweep built on these libraries
+// goes under; bench/run sets it beside the measured sweep and ccusage. See bench/README.md.
+//
+//   helix-floor --corpus DIR [--corpus DIR ...] --store FILE --work DIR
+//
+// Prints one line per stage: `floor <stage> <cpu seconds> <bytes>`. Stages: read (the files
+// into memory), json (every line through the SDK's LineParser), redact (every line through the
+// host's Redactor, as records are), zstd (the files in 1 MiB frames at level 3, as packs are),
+// rows (the store's event rows inserted into an empty copy of their table and its indexes, one
+// transaction), fts (the store's searchable texts indexed into an empty FTS5 table).
+#include "database.hpp"
+#include "payload_pack.hpp"
+#include "redactor.hpp"
+
+#include <helix/json.hpp>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+  return s(u.ru_utime) + s(u.ru_stime);
+}
+
+void stage(const char* name, int64_t bytes, const std::function<void()>& work) {
+  const double start = cpu_seconds();
+  work();
+  std::printf("floor %s %.3f %lld\n", name, cpu_seconds() - start, static_cast<long long>(bytes));
+  std::fflush(stdout);
+}
+
+std::vector<std::string> read_corpus(const std::vector<fs::path>& dirs, int64_t& bytes) {
+  std::vector<fs::path> paths;
+  for (const auto& dir : dirs)
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".jsonl") paths.push_back(e.path());
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    files.push_back(std::move(text).str());
+    bytes += static_cast<int64_t>(files.back().size());
+  }
+  return files;
+}
+
+template <class F>
+void for_each_line(const std::vector<std::string>& files, F&& f) {
+  for (const auto& file : files) {
+    std::string_view rest = file;
+    while (!rest.empty()) {
+      const auto end = rest.find('\n');
+      f(rest.substr(0, end));
+      rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    }
+  }
+}
+
+// The event rows of `store`, inserted into an empty table of the same definition and indexes.
+void insert_rows(const fs::path& store, const fs::path& work) {
+  const fs::path file = work / "floor-rows.db";
+  fs::remove(file);
+  fs::remove(file.string() + "-wal");
+  helix::Database db(file);
+  db.exec("ATTACH '" + store.string() + "' AS src");
+  auto schema = db.prepare(
+      "SELECT sql FROM src.sqlite_schema WHERE tbl_name = 'events' AND type IN ('table', "
+      "'index') AND sql IS NOT NULL ORDER BY type DESC");
+  std::vector<std::string> ddl;
+  while (schema.step()) ddl.push_back(schema.text(0));
+  for (const auto& sql : ddl) db.exec(sql);
+  db.exec("CREATE TEMP TABLE rows AS SELECT * FROM src.events ORDER BY id");  // not timed
+  stage("rows", 0, [&] { db.exec("BEGIN; INSERT INTO main.events SELECT * FROM rows; COMMIT"); });
+}
+
+// The store's searchable texts (read back from their packs first, untimed) indexed into an
+// empty FTS5 table with the store's tokenizer (host/lib/schema.cpp), one transaction.
+void index_texts(const fs::path& store, const fs::path& work) {
+  const fs::path file = work / "floor-fts.db";
+  fs::remove(file);
+  fs::remove(file.string() + "-wal");
+  helix::Database db(file);
+  db.exec("ATTACH '" + store.string() + "' AS src");
+  db.exec("CREATE TEMP TABLE texts AS SELECT id, tool, body FROM src.search_event_texts");
+  db.exec("CREATE VIRTUAL TABLE fts USING fts5(tool, body, content = '', "
+          "tokenize = 'unicode61 remove_diacritics 2')");
+  stage("fts", 0, [&] {
+    db.exec("BEGIN; INSERT INTO fts (rowid, tool, body) SELECT id, tool, body FROM texts; COMMIT");
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<fs::path> corpus;
+  fs::path store, work;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--corpus") corpus.emplace_back(argv[i + 1]);
+    else if (flag == "--store") store = argv[i + 1];
+    else if (flag == "--work") work = argv[i + 1];
+  }
+  if (corpus.empty() || store.empty() || work.empty()) {
+    std::cerr << "usage: helix-floor --corpus DIR [--corpus DIR ...] --store FILE --work DIR\n";
+    return 2;
+  }
+  try {
+    fs::create_directories(work);
+    int64_t bytes = 0;
+    std::vector<std::string> files;
+    const double read_start = cpu_seconds();
+    files = read_corpus(corpus, bytes);
+    std::printf("floor read %.3f %lld\n", cpu_seconds() - read_start, static_cast<long long>(bytes));
+    stage("json", bytes, [&] {
+      helix::json::LineParser parser;
+      for_each_line(files, [&](std::string_view line) {
+        parser.parse(line, [](const boost::json::value&, std::size_t) {});
+      });
+    });
+    stage("redact", bytes, [&] {
+      helix::Redactor redactor;
+      std::string record;
+      for_each_line(files, [&](std::string_view line) {
+        record.assign(line);
+        redactor.redact_record(record);
+      });
+    });
+    stage("zstd", bytes, [&] {
+      helix::PackCompressor compressor;
+      constexpr std::size_t kFrame = 1 << 20;
+      for (const auto& file : files)
+        for (std::size_t at = 0; at < file.size(); at += kFrame)
+          compressor.compress(std::string_view(file).substr(at, kFrame));
+    });
+    insert_rows(store, work);
+    index_texts(store, work);
+  } catch (const std::exception& e) {
+    std::cerr << "helix-floor: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
