@@ -74,10 +74,6 @@ class BatchScope {
       store_.end_batch();
     } catch (const BatchLost& e) {
       report_lost_batch(report, e);
-    } catch (const std::exception& e) {  // committed; only the final checkpoint failed
-      report.problems.push_back(fmt::format(
-          "the store could not checkpoint its write-ahead log after the sweep ({}); nothing is "
-          "lost, SQLite checkpoints it later", e.what()));
     }
   }
   static void report_lost_batch(SweepReport& report, const BatchLost& e) {
