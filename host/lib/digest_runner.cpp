@@ -162,8 +162,12 @@ class DigestBatch {
   }
   void commit() {
     if (!tx_) return;
+    struct Close {  // ends the batch however it ends: a failed flush or COMMIT rolls back
+      std::optional<Transaction>& tx;
+      ~Close() { tx.reset(); }
+    } close{tx_};
+    flush_digests(db_);  // the batch's digests and their search rows, in one statement
     tx_->commit();
-    tx_.reset();
   }
 
  private:

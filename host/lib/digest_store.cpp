@@ -302,33 +302,64 @@ void apply_primary(Database& db, const std::string& uid, const boost::json::obje
 
 }  // namespace
 
-void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
-                   const std::optional<std::string>& primary_json, int64_t now_ms) {
-  auto& db = store.database();
-  Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
-  auto put_lease = db.cached(R"sql(
+namespace {
+
+// Digest rows wait here until flush_digests (one statement for the batch, see the header).
+// A temporary table: the connection's own, rolled back with the caller's transaction.
+void stage_digests(Database& db, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   int64_t now_ms) {
+  db.exec(R"sql(
+    CREATE TEMP TABLE IF NOT EXISTS digests_staged (session_uid TEXT NOT NULL,
+      digester TEXT NOT NULL, digester_version TEXT NOT NULL, digested_at_ms INTEGER NOT NULL,
+      json TEXT NOT NULL, state BLOB, covered_seq INTEGER, covered_events INTEGER,
+      covered_untimed INTEGER))sql");
+  auto put = db.cached(R"sql(
+    INSERT INTO temp.digests_staged (session_uid, digester, digester_version, digested_at_ms,
+      json, state, covered_seq, covered_events, covered_untimed)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  auto count = db.cached(kCoverageCount);
+  for (const auto& d : fresh) {
+    put->bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
+    if (d.state.empty()) put->bind_null(6); else put->bind_blob(6, d.state);
+    if (d.state.empty() || !d.covered) {
+      for (int i = 7; i <= 9; ++i) put->bind_null(i);
+    } else {
+      count->bind(1, uid).bind(2, d.covered->seq);
+      count->step();
+      put->bind(7, d.covered->seq).bind(8, count->integer(0)).bind(9, count->integer(1));
+      count->reset();
+    }
+    put->run();
+  }
+}
+
+}  // namespace
+
+void flush_digests(Database& db) {
+  auto staged = db.cached(
+      "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'digests_staged')");
+  staged->step();
+  if (staged->integer(0) == 0) return;
+  staged->reset();
+  db.exec(R"sql(
     INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json, state,
       covered_seq, covered_events, covered_untimed)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    SELECT session_uid, digester, digester_version, digested_at_ms, json, state, covered_seq,
+      covered_events, covered_untimed
+    FROM temp.digests_staged WHERE true ORDER BY rowid
     ON CONFLICT (session_uid, digester) DO UPDATE SET digester_version = excluded.digester_version,
       digested_at_ms = excluded.digested_at_ms, json = excluded.json,
       state = excluded.state, covered_seq = excluded.covered_seq,
-      covered_events = excluded.covered_events, covered_untimed = excluded.covered_untimed)sql");
-  Statement& put = *put_lease;
-  auto count_lease = db.cached(kCoverageCount);
-  for (const auto& d : fresh) {
-    put.bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
-    if (d.state.empty()) put.bind_null(6); else put.bind_blob(6, d.state);
-    if (d.state.empty() || !d.covered) {
-      for (int i = 7; i <= 9; ++i) put.bind_null(i);
-    } else {
-      count_lease->bind(1, uid).bind(2, d.covered->seq);
-      count_lease->step();
-      put.bind(7, d.covered->seq).bind(8, count_lease->integer(0)).bind(9, count_lease->integer(1));
-      count_lease->reset();
-    }
-    put.run();
-  }
+      covered_events = excluded.covered_events, covered_untimed = excluded.covered_untimed;
+    DELETE FROM temp.digests_staged;)sql");
+}
+
+void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   const std::optional<std::string>& primary_json, int64_t now_ms) {
+  auto& db = store.database();
+  const bool own_transaction = !db.in_transaction();
+  Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
+  stage_digests(db, uid, fresh, now_ms);
   UsageDays days = ledger_days(db, uid);
   auto analyzed_lease = db.cached("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
   Statement& analyzed = *analyzed_lease;
@@ -342,6 +373,7 @@ void write_digests(Store& store, const std::string& uid, const std::vector<Diges
     }
   }
   write_usage_days(db, uid, days);
+  if (own_transaction) flush_digests(db);
   tx.release();
 }
 
