@@ -27,21 +27,6 @@ std::string brief(std::string_view sql) {
   throw std::runtime_error(fmt::format("store error while {}: {}", what, sqlite3_errmsg(db)));
 }
 
-// Savepoint and statement journals are kept in memory up to this size, then spill to a
-// temporary file (SQLite's default: 64 KiB). A sweep stores each chunk in a savepoint of its
-// batch's transaction, and on a large store a chunk touches hundreds of index pages, each
-// journaled: with the default, an incremental sweep of 9 MiB wrote some 15,000 pages to
-// temporary files (35,000 pwrite calls). Bounded: at most this much per open journal.
-constexpr int kJournalInMemoryBytes = 4 << 20;
-
-// Process-wide settings, which SQLite takes only before its first connection: when something
-// else opened one first, they stay SQLite's defaults (slower, never wrong).
-void configure_sqlite_once() {
-  static const bool configured =
-      sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, kJournalInMemoryBytes) == SQLITE_OK;
-  (void)configured;
-}
-
 }  // namespace
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
@@ -141,7 +126,6 @@ StatementLease Database::cached(std::string_view sql) {
 }
 
 Database::Database(const std::filesystem::path& file, bool read_only) : path_(file) {
-  configure_sqlite_once();
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (sqlite3_open_v2(file.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
