@@ -551,6 +551,45 @@ BOOST_AUTO_TEST_CASE(a_second_digester_is_swapped_in_through_the_config) {
   BOOST_TEST(absent.err.find("digester 'absent_digester' is configured") != std::string::npos);
 }
 
+// A grown session's usage_days rows are brought up to date row by row: a day whose totals did
+// not change is not written again (so its rollup day is not summed again), a changed day is
+// updated, a new day added.
+BOOST_AUTO_TEST_CASE(a_grown_session_writes_only_the_usage_days_that_changed) {
+  Home h;
+  h.sweep();
+  const std::string uid = "claude:d0000000-0000-4000-8000-000000000001";
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_days WHERE session_uid = '" + uid + "'") == 1);
+  h.db().exec(R"sql(
+    CREATE TABLE usage_day_writes (op TEXT, day TEXT);
+    CREATE TRIGGER count_inserts AFTER INSERT ON usage_days BEGIN
+      INSERT INTO usage_day_writes VALUES ('insert', new.day); END;
+    CREATE TRIGGER count_updates AFTER UPDATE ON usage_days BEGIN
+      INSERT INTO usage_day_writes VALUES ('update', new.day); END;
+    CREATE TRIGGER count_deletes AFTER DELETE ON usage_days BEGIN
+      INSERT INTO usage_day_writes VALUES ('delete', old.day); END;)sql");
+  // Another session's day, and this session's first day, get a call each; a new day begins.
+  const std::string call =
+      R"({{"type":"assistant","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"{0}","parentUuid":"a3","timestamp":"{1}","cwd":"/work/decisions","requestId":"req_{0}","message":{{"id":"msg_{0}","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{{"type":"text","text":"more"}}],"usage":{{"input_tokens":3,"output_tokens":4,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}}}})";
+  helix::test::write_file(
+      h.dir / "home/claude/projects/-work-decisions/d0000000-0000-4000-8000-000000000001.jsonl",
+      fmt::format(fmt::runtime(call), "a4", "2026-03-01T10:03:00.000Z") + "\n" +
+          fmt::format(fmt::runtime(call), "a5", "2026-03-02T08:00:00.000Z") + "\n",
+      /*append=*/true);
+  BOOST_TEST(h.sweep().out.find("digested 1 sessions") != std::string::npos);
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_day_writes") == 2);
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_day_writes WHERE op = 'update' AND "
+                      "day = '2026-03-01'") == 1);
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_day_writes WHERE op = 'insert' AND "
+                      "day = '2026-03-02'") == 1);
+  BOOST_TEST(h.scalar("SELECT calls FROM usage_days WHERE session_uid = '" + uid +
+                      "' AND day = '2026-03-01'") == 4);
+  helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a session grew by a day");
+  // Nothing new: nothing is written.
+  h.db().exec("DELETE FROM usage_day_writes");
+  BOOST_TEST(h.sweep().out.find("digested 0 sessions") != std::string::npos);
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_day_writes") == 0);
+}
+
 BOOST_AUTO_TEST_CASE(redigest_only_new_events_or_a_new_major_version) {
   Home h({"digester_v1/kind_counter"});
   h.config("[digest]\ndigesters = [\"session_digest\", \"kind_counter\"]\n");

@@ -159,15 +159,24 @@ class DigestBatch {
   }
   void session_written() {
     if (++sessions_ >= 256 || std::chrono::steady_clock::now() - opened_ > kMaxOpen) commit();
+    else if (sessions_ % kStagedSessions == 0) flush_digests(db_);
   }
   void commit() {
     if (!tx_) return;
+    struct Close {  // ends the batch however it ends: a failed flush or COMMIT rolls back
+      std::optional<Transaction>& tx;
+      ~Close() { tx.reset(); }
+    } close{tx_};
+    flush_digests(db_);  // the batch's digests and their search rows, in one statement
     tx_->commit();
-    tx_.reset();
   }
 
  private:
   static constexpr std::chrono::milliseconds kMaxOpen{500};
+  // Staged digests (write_digests) are flushed this often within a batch: one index segment
+  // per 32 sessions rather than per session, and the staging table's pages (held in memory)
+  // stay at 32 sessions' digests, about 100 KB, rather than a whole batch's.
+  static constexpr int kStagedSessions = 32;
   Database& db_;
   std::optional<Transaction> tx_;
   std::chrono::steady_clock::time_point opened_;

@@ -194,27 +194,58 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
 
 namespace {
 
-// The session fields the host keeps from the primary digest, and its per-day costs.
-void apply_primary(Store& store, const std::string& uid, const std::string& json) {
-  boost::system::error_code ec;
-  auto doc = boost::json::parse(json, ec);
-  if (ec || !doc.is_object()) return;
-  const auto& o = doc.get_object();
-  auto text = [&](const char* key) -> std::string {
-    auto* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-  };
-  auto& db = store.database();
-  auto session_lease = db.cached(
-      "UPDATE sessions SET outcome = COALESCE(NULLIF(?, ''), outcome), task_ref = ? WHERE uid = ?");
-  Statement& session = *session_lease;
-  session.bind(1, text("outcome")).bind_text_or_null(2, text("task_ref")).bind(3, uid).run();
-  auto* days = o.if_contains("usage_by_day");
-  if (!days || !days->is_array()) return;
-  auto cost_lease = db.cached(
-      "UPDATE usage_days SET cost_usd = ? WHERE session_uid = ? AND day = ? AND model = ?");
-  Statement& cost = *cost_lease;
-  for (const auto& v : days->get_array()) {
+// One usage_days row's values: a session's calls and tokens on one day with one model.
+struct UsageDay {
+  int64_t calls = 0, input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
+  std::optional<double> cost;  // from the primary digest; none when it names none
+  bool operator==(const UsageDay&) const = default;
+};
+using UsageDays = std::map<std::pair<std::string, std::string>, UsageDay>;  // (day, model)
+
+UsageDay usage_day(const Statement& st, int first) {
+  UsageDay d;
+  d.calls = st.integer(first);
+  d.input = st.integer(first + 1);
+  d.output = st.integer(first + 2);
+  d.cache_read = st.integer(first + 3);
+  d.cache_creation = st.integer(first + 4);
+  d.reasoning = st.integer(first + 5);
+  if (!st.is_null(first + 6)) d.cost = st.real(first + 6);
+  return d;
+}
+
+// The session's usage_days rows as its usage ledger (kept across eviction) gives them, so
+// never double counted. The day of a call without a time is the session's first day.
+UsageDays ledger_days(Database& db, const std::string& uid) {
+  auto st = db.cached(R"sql(
+    SELECT COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
+                    strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown'),
+      COALESCE(u.model, ''), COUNT(*), SUM(u.input_tokens), SUM(u.output_tokens),
+      SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), SUM(u.reasoning_tokens), NULL
+    FROM usage u JOIN sessions s ON s.uid = u.session_uid
+    WHERE u.session_uid = ? GROUP BY 1, 2)sql");
+  st->bind(1, uid);
+  UsageDays out;
+  while (st->step()) out[{st->text(0), st->text(1)}] = usage_day(*st, 2);
+  return out;
+}
+
+UsageDays stored_days(Database& db, const std::string& uid) {
+  auto st = db.cached(R"sql(
+    SELECT day, model, calls, input_tokens, output_tokens, cache_read_tokens,
+      cache_creation_tokens, reasoning_tokens, cost_usd
+    FROM usage_days WHERE session_uid = ?)sql");
+  st->bind(1, uid);
+  UsageDays out;
+  while (st->step()) out[{st->text(0), st->text(1)}] = usage_day(*st, 2);
+  return out;
+}
+
+// The primary digest's costs (its usage_by_day) on the rows of `days` they name.
+void apply_costs(const boost::json::object& primary, UsageDays& days) {
+  const auto* by_day = primary.if_contains("usage_by_day");
+  if (!by_day || !by_day->is_array()) return;
+  for (const auto& v : by_day->get_array()) {
     const auto* row = v.if_object();
     if (!row) continue;
     const auto* c = row->if_contains("cost_usd");
@@ -222,64 +253,127 @@ void apply_primary(Store& store, const std::string& uid, const std::string& json
     const auto* model = row->if_contains("model");
     if (!c || !c->is_number() || !day || !day->is_string() || !model || !model->is_string())
       continue;
-    cost.bind(1, c->to_number<double>())
-        .bind(2, uid)
-        .bind(3, std::string_view(day->get_string()))
-        .bind(4, std::string_view(model->get_string()))
-        .run();
+    auto it = days.find({std::string(day->get_string()), std::string(model->get_string())});
+    if (it != days.end()) it->second.cost = c->to_number<double>();
+  }
+}
+
+// Brings the session's usage_days rows to `fresh`, writing only the rows that differ: the
+// rollup triggers then mark only the days whose totals changed, and a grown session's
+// earlier days are neither rewritten nor summed again.
+void write_usage_days(Database& db, const std::string& uid, const UsageDays& fresh) {
+  const UsageDays stored = stored_days(db, uid);
+  auto remove = db.cached("DELETE FROM usage_days WHERE session_uid = ? AND day = ? AND model = ?");
+  for (const auto& [key, day] : stored)
+    if (!fresh.count(key)) remove->bind(1, uid).bind(2, key.first).bind(3, key.second).run();
+  // An UPDATE and an INSERT, not an upsert: an upsert's conflict handling would override the
+  // OR IGNORE of the rollup triggers' own inserts.
+  auto update = db.cached(R"sql(
+    UPDATE usage_days SET calls = ?4, input_tokens = ?5, output_tokens = ?6,
+      cache_read_tokens = ?7, cache_creation_tokens = ?8, reasoning_tokens = ?9, cost_usd = ?10
+    WHERE session_uid = ?1 AND day = ?2 AND model = ?3)sql");
+  auto insert = db.cached(R"sql(
+    INSERT INTO usage_days (session_uid, day, model, calls, input_tokens, output_tokens,
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  for (const auto& [key, day] : fresh) {
+    auto it = stored.find(key);
+    if (it != stored.end() && it->second == day) continue;
+    Statement& put = it == stored.end() ? *insert : *update;
+    put.bind(1, uid).bind(2, key.first).bind(3, key.second).bind(4, day.calls)
+        .bind(5, day.input).bind(6, day.output).bind(7, day.cache_read)
+        .bind(8, day.cache_creation).bind(9, day.reasoning);
+    if (day.cost) put.bind(10, *day.cost); else put.bind_null(10);
+    put.run();
+  }
+}
+
+// The session fields the host keeps from the primary digest (its per-day costs go to
+// apply_costs).
+void apply_primary(Database& db, const std::string& uid, const boost::json::object& o) {
+  auto text = [&](const char* key) -> std::string {
+    auto* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  auto session = db.cached(
+      "UPDATE sessions SET outcome = COALESCE(NULLIF(?, ''), outcome), task_ref = ? WHERE uid = ?");
+  session->bind(1, text("outcome")).bind_text_or_null(2, text("task_ref")).bind(3, uid).run();
+}
+
+}  // namespace
+
+namespace {
+
+// Digest rows wait here until flush_digests (one statement for the batch, see the header).
+// A temporary table: the connection's own, rolled back with the caller's transaction.
+void stage_digests(Database& db, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   int64_t now_ms) {
+  db.exec(R"sql(
+    CREATE TEMP TABLE IF NOT EXISTS digests_staged (session_uid TEXT NOT NULL,
+      digester TEXT NOT NULL, digester_version TEXT NOT NULL, digested_at_ms INTEGER NOT NULL,
+      json TEXT NOT NULL, state BLOB, covered_seq INTEGER, covered_events INTEGER,
+      covered_untimed INTEGER))sql");
+  auto put = db.cached(R"sql(
+    INSERT INTO temp.digests_staged (session_uid, digester, digester_version, digested_at_ms,
+      json, state, covered_seq, covered_events, covered_untimed)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  auto count = db.cached(kCoverageCount);
+  for (const auto& d : fresh) {
+    put->bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
+    if (d.state.empty()) put->bind_null(6); else put->bind_blob(6, d.state);
+    if (d.state.empty() || !d.covered) {
+      for (int i = 7; i <= 9; ++i) put->bind_null(i);
+    } else {
+      count->bind(1, uid).bind(2, d.covered->seq);
+      count->step();
+      put->bind(7, d.covered->seq).bind(8, count->integer(0)).bind(9, count->integer(1));
+      count->reset();
+    }
+    put->run();
   }
 }
 
 }  // namespace
 
-void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
-                   const std::optional<std::string>& primary_json, int64_t now_ms) {
-  auto& db = store.database();
-  Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
-  auto put_lease = db.cached(R"sql(
+void flush_digests(Database& db) {
+  auto staged = db.cached(
+      "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'digests_staged')");
+  staged->step();
+  if (staged->integer(0) == 0) return;
+  staged->reset();
+  db.exec(R"sql(
     INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json, state,
       covered_seq, covered_events, covered_untimed)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    SELECT session_uid, digester, digester_version, digested_at_ms, json, state, covered_seq,
+      covered_events, covered_untimed
+    FROM temp.digests_staged WHERE true ORDER BY rowid
     ON CONFLICT (session_uid, digester) DO UPDATE SET digester_version = excluded.digester_version,
       digested_at_ms = excluded.digested_at_ms, json = excluded.json,
       state = excluded.state, covered_seq = excluded.covered_seq,
-      covered_events = excluded.covered_events, covered_untimed = excluded.covered_untimed)sql");
-  Statement& put = *put_lease;
-  auto count_lease = db.cached(kCoverageCount);
-  for (const auto& d : fresh) {
-    put.bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
-    if (d.state.empty()) put.bind_null(6); else put.bind_blob(6, d.state);
-    if (d.state.empty() || !d.covered) {
-      for (int i = 7; i <= 9; ++i) put.bind_null(i);
-    } else {
-      count_lease->bind(1, uid).bind(2, d.covered->seq);
-      count_lease->step();
-      put.bind(7, d.covered->seq).bind(8, count_lease->integer(0)).bind(9, count_lease->integer(1));
-      count_lease->reset();
-    }
-    put.run();
-  }
-  // Recomputed from the whole usage ledger (kept across eviction), so never double counted.
-  // The day of a call without a time is the session's first day.
-  auto clear_lease = db.cached("DELETE FROM usage_days WHERE session_uid = ?");
-  Statement& clear = *clear_lease;
-  clear.bind(1, uid).run();
-  auto days_lease = db.cached(R"sql(
-    INSERT INTO usage_days (session_uid, day, model, calls, input_tokens, output_tokens,
-      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
-    SELECT u.session_uid,
-      COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
-               strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown'),
-      COALESCE(u.model, ''), COUNT(*), SUM(u.input_tokens), SUM(u.output_tokens),
-      SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), SUM(u.reasoning_tokens), NULL
-    FROM usage u JOIN sessions s ON s.uid = u.session_uid
-    WHERE u.session_uid = ? GROUP BY 2, 3)sql");
-  Statement& days = *days_lease;
-  days.bind(1, uid).run();
+      covered_events = excluded.covered_events, covered_untimed = excluded.covered_untimed;
+    DELETE FROM temp.digests_staged;)sql");
+}
+
+void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   const std::optional<std::string>& primary_json, int64_t now_ms) {
+  auto& db = store.database();
+  const bool own_transaction = !db.in_transaction();
+  Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
+  stage_digests(db, uid, fresh, now_ms);
+  UsageDays days = ledger_days(db, uid);
   auto analyzed_lease = db.cached("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
   Statement& analyzed = *analyzed_lease;
   analyzed.bind(1, now_ms).bind(2, uid).run();
-  if (primary_json) apply_primary(store, uid, *primary_json);
+  if (primary_json) {
+    boost::system::error_code ec;
+    auto doc = boost::json::parse(*primary_json, ec);
+    if (!ec && doc.is_object()) {
+      apply_primary(db, uid, doc.get_object());
+      apply_costs(doc.get_object(), days);
+    }
+  }
+  write_usage_days(db, uid, days);
+  if (own_transaction) flush_digests(db);
   tx.release();
 }
 

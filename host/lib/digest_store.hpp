@@ -74,8 +74,15 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
 // usage_days rows from the usage ledger with costs from `primary` (the primary digester's
 // digest, fresh or stored), and sets analyzed_at, outcome and task_ref (from `primary`), all or
 // nothing: a transaction of its own, or a savepoint in the caller's (the digest pass's batch).
+// Inside the caller's transaction the digest rows are staged, and reach `digests` (and the
+// search index, by trigger) when the caller runs flush_digests before it commits: FTS5 writes
+// a new index segment at the end of every statement that changes it, which cost a sixth of
+// the digest pass when each session's digests were a statement of their own.
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
                    const std::optional<std::string>& primary_json, int64_t now_ms);
+
+// Moves the digests write_digests staged in this transaction into `digests`, in one statement.
+void flush_digests(Database& db);
 
 // Recomputes the usage_rollup rows of the days usage_days triggers marked stale, from
 // usage_days, and clears the marks, in one transaction. The digest pass calls it at its end.

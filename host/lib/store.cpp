@@ -344,17 +344,13 @@ void Store::end_batch() {
   if (!batch_) return;
   struct Close {
     Store& store;
-    ~Close() {
-      store.batch_.reset();
-      try {
-        store.db_.exec("PRAGMA wal_autocheckpoint = 1000");
-      } catch (const std::exception&) {
-        // Only a setting of this connection, which is about to close.
-      }
-    }
+    ~Close() { store.batch_.reset(); }
   } close{*this};
   commit_batch();
-  db_.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  // No checkpoint here: the digest pass writes next, and a checkpoint now and another after it
+  // wrote each page both touch twice, with two more fsync pairs. The WAL is folded in once,
+  // by SQLite when it passes wal_autocheckpoint (left at the batch's 8192 pages) or when the
+  // last connection closes.
   compressor_.reset();  // its context and buffer are chunk-sized: not kept for what follows
 }
 

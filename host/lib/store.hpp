@@ -120,8 +120,10 @@ class Store {
   // has accumulated. Every cursor moves in the transaction holding its rows, so a crash or a
   // lost batch (BatchLost, from any write or commit) leaves each cursor with the rows it had:
   // what was lost is read again, nothing twice, provided the caller writes no more chunks of
-  // a source whose chunks were lost (its cursor in memory is ahead of the stored one). The
-  // WAL is checkpointed once, at the end, rather than every thousand pages.
+  // a source whose chunks were lost (its cursor in memory is ahead of the stored one). From
+  // the first batch on, the connection checkpoints the WAL every 8192 pages rather than every
+  // thousand, and end_batch does not checkpoint: what follows (the digest pass) writes too,
+  // and the WAL is folded in once, past 8192 pages or when the last connection closes.
   void begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age);
   void commit_if_due();
   void end_batch();

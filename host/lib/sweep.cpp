@@ -74,10 +74,6 @@ class BatchScope {
       store_.end_batch();
     } catch (const BatchLost& e) {
       report_lost_batch(report, e);
-    } catch (const std::exception& e) {  // committed; only the final checkpoint failed
-      report.problems.push_back(fmt::format(
-          "the store could not checkpoint its write-ahead log after the sweep ({}); nothing is "
-          "lost, SQLite checkpoints it later", e.what()));
     }
   }
   static void report_lost_batch(SweepReport& report, const BatchLost& e) {
@@ -319,12 +315,13 @@ SweepReport Sweep::run(const SweepProgress& progress) {
   std::vector<FileIdentity> identities;
   identities.reserve(sources.size());
   for (const auto& source : sources) identities.push_back(stat_identity(source.path));
-  follow_renames(sources, identities);
-  SourceList to_read = sources_to_read(sources, identities, report);
+  CursorScan scan = scan_cursors(sources, identities);
+  if (follow_renames(scan.moves)) scan = scan_cursors(sources, identities);  // rare: again
+  SourceList to_read = sources_to_read(sources, scan.unchanged, report);
   std::vector<FileIdentity>().swap(identities);
   load_cursors(to_read);
   report = run_pipeline(to_read, progress, std::move(report), sources.size() - to_read.size());
-  mark_missing(sources, report);
+  mark_missing(scan.undiscovered, report);
   batch.finish(report);
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -356,19 +353,42 @@ void Sweep::load_cursors(const SourceList& sources) {
   }
 }
 
-// The sources to open and read; the others (a cursor that is active and whose file is as last
-// seen) are counted as unchanged here, which is all a visit would have done with them.
-Sweep::SourceList Sweep::sources_to_read(const std::vector<DiscoveredSource>& sources,
-                                         const std::vector<FileIdentity>& identities,
-                                         SweepReport& report) {
-  std::vector<bool> unchanged(sources.size());
+// One pass over the stored cursors' summaries (the store has thousands): which discovered
+// sources are unchanged (a cursor that is active and whose file is as last seen: counted, never
+// opened), which cursors' files now have another path, and which cursors' paths were not
+// discovered at all (missing, unless a rename explains them).
+Sweep::CursorScan Sweep::scan_cursors(const std::vector<DiscoveredSource>& sources,
+                                      const std::vector<FileIdentity>& identities) {
+  using Key = std::pair<uint64_t, uint64_t>;
+  std::vector<std::pair<Key, std::size_t>> where;  // (identity, source), sorted
+  where.reserve(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    if (identities[i].ino != 0) where.push_back({{identities[i].dev, identities[i].ino}, i});
+  std::sort(where.begin(), where.end());
+  CursorScan scan;
+  scan.unchanged.resize(sources.size());
   store_.scan_sources([&](const SourceSummary& cursor) {
     const std::ptrdiff_t i = index_of(sources, cursor.path);
+    if (i < 0 && cursor.state != "missing") scan.undiscovered.push_back(cursor.path);
     if (i >= 0 && cursor.state == "active" &&
         nothing_to_do(cursor, identities[static_cast<std::size_t>(i)],
                       config_.final_line_grace_seconds))
-      unchanged[static_cast<std::size_t>(i)] = true;
+      scan.unchanged[static_cast<std::size_t>(i)] = true;
+    if (cursor.head_len == 0) return;
+    const Key key{cursor.dev, cursor.ino};
+    auto it = std::upper_bound(where.begin(), where.end(), std::pair{key, SIZE_MAX});
+    if (it == where.begin() || (--it)->first != key) return;  // the last path of the file
+    const std::string& now = sources[it->second].path;
+    if (now != cursor.path) scan.moves.emplace_back(cursor.path, now);
   });
+  return scan;
+}
+
+// The sources to open and read; the unchanged ones are counted here, which is all a visit
+// would have done with them.
+Sweep::SourceList Sweep::sources_to_read(const std::vector<DiscoveredSource>& sources,
+                                         const std::vector<bool>& unchanged,
+                                         SweepReport& report) {
   SourceList to_read;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (!unchanged[i]) {
@@ -767,23 +787,8 @@ void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
 // its place) keep their cursor: a cursor whose file (same device and inode, same first bytes)
 // now sits at another discovered path moves there before anything is read, so the renamed file
 // is not read again and the new file at the old path starts a cursor of its own.
-void Sweep::follow_renames(const std::vector<DiscoveredSource>& sources,
-                           const std::vector<FileIdentity>& identities) {
-  using Key = std::pair<uint64_t, uint64_t>;
-  std::vector<std::pair<Key, std::size_t>> where;  // (identity, source), sorted
-  where.reserve(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i)
-    if (identities[i].ino != 0) where.push_back({{identities[i].dev, identities[i].ino}, i});
-  std::sort(where.begin(), where.end());
-  std::vector<std::pair<std::string, std::string>> moves;  // (cursor's path, file's path now)
-  store_.scan_sources([&](const SourceSummary& cursor) {
-    if (cursor.head_len == 0) return;
-    const Key key{cursor.dev, cursor.ino};
-    auto it = std::upper_bound(where.begin(), where.end(), std::pair{key, SIZE_MAX});
-    if (it == where.begin() || (--it)->first != key) return;  // the last path of the file
-    const std::string& now = sources[it->second].path;
-    if (now != cursor.path) moves.emplace_back(cursor.path, now);
-  });
+bool Sweep::follow_renames(const std::vector<std::pair<std::string, std::string>>& moves) {
+  bool moved = false;
   for (const auto& [from, to] : moves) {
     const FileIdentity at_from = stat_identity(from);
     auto cursor = store_.find_source(from);
@@ -799,19 +804,19 @@ void Sweep::follow_renames(const std::vector<DiscoveredSource>& sources,
     }
     cursor->path = to;
     store_.save_source(*cursor);
+    moved = true;
   }
+  return moved;
 }
 
-void Sweep::mark_missing(const std::vector<DiscoveredSource>& sources, SweepReport& report) {
-  std::vector<std::string> gone;
-  store_.scan_sources([&](const SourceSummary& cursor) {
-    if (cursor.state == "missing" || index_of(sources, cursor.path) >= 0) return;
+// The cursors whose paths discovery did not find (none of them is a source read since) and
+// whose files are gone; a rename has moved its cursor away already (find_source fails).
+void Sweep::mark_missing(const std::vector<std::string>& undiscovered, SweepReport& report) {
+  for (const auto& path : undiscovered) {
     std::error_code ec;
-    if (!std::filesystem::exists(cursor.path, ec)) gone.push_back(cursor.path);
-  });
-  for (const auto& path : gone) {
+    if (std::filesystem::exists(path, ec)) continue;
     auto cursor = store_.find_source(path);
-    if (!cursor) continue;
+    if (!cursor || cursor->state == "missing") continue;
     cursor->state = "missing";  // its rows stay: agents delete old transcripts, we keep them
     store_.save_source(*cursor);
     ++report.sources_missing;

@@ -104,11 +104,18 @@ class Sweep {
               int64_t input_bytes, SweepReport& report);
   const AdapterInstance& instance(const PluginInfo& plugin);
   void load_cursors(const SourceList& sources);
+  // What one pass over the stored cursors tells a sweep (see scan_cursors).
+  struct CursorScan {
+    std::vector<bool> unchanged;  // by discovered source: nothing to read
+    std::vector<std::pair<std::string, std::string>> moves;  // (cursor's path, file's path now)
+    std::vector<std::string> undiscovered;  // cursors not missing whose path was not found
+  };
+  CursorScan scan_cursors(const std::vector<DiscoveredSource>& sources,
+                          const std::vector<FileIdentity>& identities);
   SourceList sources_to_read(const std::vector<DiscoveredSource>& sources,
-                             const std::vector<FileIdentity>& identities, SweepReport& report);
-  void mark_missing(const std::vector<DiscoveredSource>& sources, SweepReport& report);
-  void follow_renames(const std::vector<DiscoveredSource>& sources,
-                      const std::vector<FileIdentity>& identities);
+                             const std::vector<bool>& unchanged, SweepReport& report);
+  void mark_missing(const std::vector<std::string>& undiscovered, SweepReport& report);
+  bool follow_renames(const std::vector<std::pair<std::string, std::string>>& moves);
 
   Store& store_;
   const PluginRegistry& plugins_;
