@@ -6,6 +6,7 @@
 #include "private_files.hpp"
 #include "schema.hpp"
 #include "search_index.hpp"
+#include "session_counters.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -214,6 +215,12 @@ void Store::delete_source_rows(int64_t source_id) {
   primaries->bind(1, source_id);
   while (primaries->step())
     lost.emplace_back(primaries->text(0), primaries->text(1), primaries->integer(2));
+  std::set<std::string> usage_sessions;  // their usage sums are recomputed without these rows
+  auto with_usage = db_.cached("SELECT DISTINCT session_uid FROM usage WHERE source_id = ?");
+  with_usage->bind(1, source_id);
+  while (with_usage->step()) usage_sessions.insert(with_usage->text(0));
+  with_usage->reset();
+  uncount_source_rows(db_, source_id);
   for (const char* sql : {"DELETE FROM events WHERE source_id = ?",
                           "DELETE FROM usage WHERE source_id = ?",
                           "DELETE FROM payload_packs WHERE source_id = ?",
@@ -222,6 +229,7 @@ void Store::delete_source_rows(int64_t source_id) {
     auto st = db_.cached(sql);
     st->bind(1, source_id).run();
   }
+  for (const auto& session : usage_sessions) refresh_usage_totals(db_, session);
   promote_shadows(lost);
 }
 
@@ -234,7 +242,14 @@ void Store::promote_shadows(
                     AND p.uid = events.parent_uid ORDER BY p.ordinal DESC LIMIT 1)
     WHERE id = (SELECT id FROM events WHERE session_uid = ?1 AND uid = ?2 AND ordinal = ?3
                 AND shadowed = 1 ORDER BY id LIMIT 1))sql");
-  auto bump = db_.cached("UPDATE sessions SET next_seq = next_seq + 1 WHERE uid = ?");
+  // The promoted copy was counted in the session's bytes as a shadow; now it is visible too.
+  auto bump = db_.cached(R"sql(
+    UPDATE sessions SET next_seq = next_seq + 1, event_count = event_count + 1,
+      user_msg_count = user_msg_count + (SELECT kind = 'user_msg' AND is_sidechain = 0
+        FROM events WHERE session_uid = ?1 AND seq = sessions.next_seq),
+      retry_count = retry_count + (SELECT kind = 'retry' FROM events
+        WHERE session_uid = ?1 AND seq = sessions.next_seq)
+    WHERE uid = ?1)sql");
   for (const auto& [session, uid, ordinal] : lost) {
     promote->bind(1, session).bind(2, uid).bind(3, ordinal).run();
     if (db_.changes() > 0) bump->bind(1, session).run();
@@ -365,6 +380,16 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   CommitStats stats;
   if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
   if (new_generation) delete_source_rows(cursor.id);
+  // The chunk's rows are those above the current last ids: the session counters add them up.
+  auto last_id = [&](const char* sql) {
+    auto st = db_.cached(sql);
+    st->step();
+    const int64_t id = st->integer(0);
+    st->reset();
+    return id;
+  };
+  const int64_t events_before = last_id("SELECT COALESCE(MAX(id), 0) FROM events");
+  const int64_t packs_before = last_id("SELECT COALESCE(MAX(id), 0) FROM payload_packs");
 
   // Sessions: merge this chunk's knowledge in memory, then one upsert per session.
   std::map<std::string, SessionRecord> touched;
@@ -541,6 +566,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   auto set_seq = db_.cached(
       "UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now).bind(3, uid).run();
+  count_new_rows(db_, events_before, packs_before);
 
   // Usage: one row per model call; a repeated key keeps the record with the largest total.
   auto usage = db_.cached(R"sql(
@@ -556,7 +582,9 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
       reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd
     WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
           excluded.cache_creation_tokens >
-          input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens)sql");
+          input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens
+    RETURNING session_uid)sql");
+  std::set<std::string> usage_sessions;  // a kept row keeps its first session: RETURNING says it
   for (std::size_t i = 0; i < batch.usage.size(); ++i) {
     const auto& u = batch.usage[i];
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor.id, cursor.generation,
@@ -575,9 +603,11 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(11, u.reasoning_tokens);
     if (u.cost_usd >= 0) usage->bind(12, u.cost_usd); else usage->bind_null(12);
     usage->bind(13, static_cast<int64_t>(u.source_offset));
-    usage->run();
+    if (usage->step()) usage_sessions.insert(usage->text(0));  // no row: the stored one stays
+    usage->reset();
     ++stats.usage_records;
   }
+  for (const auto& session : usage_sessions) refresh_usage_totals(db_, session);
   // Any new record of a session (usage-only chunks too) makes its digests stale.
   auto ingested = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [id, s] : touched) ingested->bind(1, now).bind(2, prefix + id).run();

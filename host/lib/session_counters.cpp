@@ -1,0 +1,99 @@
+#include "session_counters.hpp"
+
+#include "database.hpp"
+
+#include <fmt/format.h>
+
+namespace helix {
+namespace {
+
+// What each event and pack row brings to its session's counters, grouped by session; {0} picks
+// the events, {1} the packs. The same terms as schema migration 11.
+constexpr const char* kRowTerms = R"sql(
+  SELECT session_uid, SUM(visible) AS visible, SUM(user_msgs) AS user_msgs,
+    SUM(retries) AS retries, SUM(bytes) AS bytes
+  FROM (SELECT session_uid, shadowed = 0 AS visible,
+          shadowed = 0 AND kind = 'user_msg' AND is_sidechain = 0 AS user_msgs,
+          shadowed = 0 AND kind = 'retry' AS retries,
+          96 + COALESCE(length(summary), 0) + COALESCE(length(uid), 0) * 2 AS bytes
+        FROM events WHERE {0}
+        UNION ALL
+        SELECT session_uid, 0, 0, 0, length(data) FROM payload_packs WHERE {1})
+  GROUP BY session_uid)sql";
+
+std::string adjust_counters_sql(char sign, const char* events_where, const char* packs_where) {
+  return fmt::format(R"sql(
+    UPDATE sessions SET event_count = event_count {0} d.visible,
+      user_msg_count = user_msg_count {0} d.user_msgs, retry_count = retry_count {0} d.retries,
+      tier1_bytes = tier1_bytes {0} d.bytes
+    FROM ({1}) AS d WHERE sessions.uid = d.session_uid)sql",
+                     sign, fmt::format(fmt::runtime(kRowTerms), events_where, packs_where));
+}
+
+}  // namespace
+
+void count_new_rows(Database& db, int64_t events_after_id, int64_t packs_after_id) {
+  static const std::string add = adjust_counters_sql('+', "id > ?1", "id > ?2");
+  auto counts = db.cached(add);
+  counts->bind(1, events_after_id).bind(2, packs_after_id).run();
+  auto link = db.cached(
+      "INSERT OR IGNORE INTO session_sources (session_uid, source_id) "
+      "SELECT DISTINCT session_uid, source_id FROM events WHERE id > ?");
+  link->bind(1, events_after_id).run();
+}
+
+void uncount_source_rows(Database& db, int64_t source_id) {
+  static const std::string subtract = adjust_counters_sql('-', "source_id = ?1", "source_id = ?1");
+  auto counts = db.cached(subtract);
+  counts->bind(1, source_id).run();
+  auto unlink = db.cached("DELETE FROM session_sources WHERE source_id = ?");
+  unlink->bind(1, source_id).run();
+}
+
+void uncount_session_rows(Database& db, const std::string& session_uid) {
+  auto zero = db.cached(
+      "UPDATE sessions SET event_count = 0, user_msg_count = 0, retry_count = 0, "
+      "tier1_bytes = 0 WHERE uid = ?");
+  zero->bind(1, session_uid).run();
+  auto unlink = db.cached("DELETE FROM session_sources WHERE session_uid = ?");
+  unlink->bind(1, session_uid).run();
+}
+
+void refresh_usage_totals(Database& db, const std::string& session_uid) {
+  auto st = db.cached(R"sql(
+    UPDATE sessions SET (usage_input_tokens, usage_output_tokens, usage_cache_read_tokens,
+        usage_cache_creation_tokens, usage_reasoning_tokens, usage_cost_usd) =
+      (SELECT SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens),
+         SUM(cache_creation_tokens), SUM(reasoning_tokens), SUM(cost_usd)
+       FROM usage WHERE session_uid = ?1)
+    WHERE uid = ?1)sql");
+  st->bind(1, session_uid).run();
+}
+
+std::vector<std::string> sessions_with_wrong_counters(Database& db) {
+  auto st = db.prepare(fmt::format(R"sql(
+    SELECT s.uid FROM sessions s
+    LEFT JOIN ({0}) AS c ON c.session_uid = s.uid
+    LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+                 SUM(cache_read_tokens) AS cache_read,
+                 SUM(cache_creation_tokens) AS cache_creation,
+                 SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
+               FROM usage GROUP BY session_uid) AS u ON u.session_uid = s.uid
+    WHERE s.event_count != COALESCE(c.visible, 0) OR s.user_msg_count != COALESCE(c.user_msgs, 0)
+      OR s.retry_count != COALESCE(c.retries, 0) OR s.tier1_bytes != COALESCE(c.bytes, 0)
+      OR s.usage_input_tokens IS NOT u.input OR s.usage_output_tokens IS NOT u.output
+      OR s.usage_cache_read_tokens IS NOT u.cache_read
+      OR s.usage_cache_creation_tokens IS NOT u.cache_creation
+      OR s.usage_reasoning_tokens IS NOT u.reasoning OR s.usage_cost_usd IS NOT u.cost
+      OR EXISTS (SELECT source_id FROM session_sources WHERE session_uid = s.uid
+                 EXCEPT SELECT source_id FROM events WHERE session_uid = s.uid)
+      OR EXISTS (SELECT source_id FROM events WHERE session_uid = s.uid
+                 EXCEPT SELECT source_id FROM session_sources WHERE session_uid = s.uid)
+    ORDER BY s.uid)sql",
+      fmt::format(fmt::runtime(kRowTerms), "1", "1")));
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+}  // namespace helix
