@@ -373,7 +373,7 @@ INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens
 // mtime change as it grows, so the listing and retention read them through the link instead of
 // copying them. The write path (store.cpp, retention.cpp) keeps all of it exact; they are
 // filled here from the rows. events_source was a prefix of the unique index on events'
-// position, which serves every lookup by source.
+// position, which serves every lookup by source; its pages go back to the file system.
 constexpr const char* kSchemaV11SessionCounters = R"sql(
 ALTER TABLE sessions ADD COLUMN event_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN user_msg_count INTEGER NOT NULL DEFAULT 0;
@@ -415,6 +415,7 @@ UPDATE sessions SET usage_input_tokens = u.input, usage_output_tokens = u.output
         FROM usage GROUP BY session_uid) AS u
   WHERE sessions.uid = u.session_uid;
 DROP INDEX events_source;
+PRAGMA incremental_vacuum;
 )sql";
 
 // Every schema change is a new entry, applied in order and never edited once released.

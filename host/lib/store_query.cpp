@@ -281,7 +281,7 @@ int64_t pages_where(Database& db, const char* where) {
 }  // namespace
 
 int64_t measured_tier1_bytes(Database& db) {
-  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'events',
+  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'session_sources', 'events',
       'payload_packs', 'warnings', 'session_redactions')
       OR tbl_name LIKE 'search\_events%' ESCAPE '\')sql");
 }
