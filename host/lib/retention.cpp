@@ -25,13 +25,11 @@ Retention::Retention(Database& db, const RetentionConfig& config, int64_t now_ms
 namespace {
 
 // Sessions with Tier 1 rows (tier1_bytes > 0: every event row counts 96 bytes at least) and
-// their last activity, from the schema 11 counters and links. {0}: the pass's sessions, {1}:
+// their last activity, from the schema 11 counters. {0}: the pass's sessions, {1}:
 // their order.
 constexpr const char* kCountedCandidates = R"sql(
     SELECT s.uid, COALESCE(s.analyzed_at_ms, 0),
-      MAX(COALESCE(s.ended_at_ms, 0), COALESCE((SELECT MAX(src.mtime_ns) / 1000000
-          FROM session_sources l JOIN sources src ON src.id = l.source_id
-          WHERE l.session_uid = s.uid), 0)),
+      MAX(COALESCE(s.ended_at_ms, 0), COALESCE(s.source_mtime_ns / 1000000, 0)),
       COALESCE(s.ingested_at_ms, 0), s.tier1_bytes
     FROM sessions s
     WHERE {0} AND COALESCE(s.ingested_at_ms, 0) < ?1 AND s.tier1_bytes > 0

@@ -369,10 +369,10 @@ INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens
 // messages outside side chains, the retries, the Tier 1 bytes as retention counts them (its
 // packs' compressed sizes plus 96 bytes, the summary's length and twice the native id's length
 // per event row, shadows included) and the sums of its usage rows. session_sources links each
-// session to the sources its event rows (shadows included) come from: a source's size and
-// mtime change as it grows, so the listing and retention read them through the link instead of
-// copying them. The write path (store.cpp, retention.cpp) keeps all of it exact; they are
-// filled here from the rows. events_source was a prefix of the unique index on events'
+// session to the sources its event rows (shadows included) come from, and source_bytes and
+// source_mtime_ns are the sum of those sources' sizes and their newest mtime (recomputed for the
+// linked sessions whenever a source's row is saved). The write path (store.cpp, retention.cpp)
+// keeps all of it exact; they are filled here from the rows. events_source was a prefix of the unique index on events'
 // position, which serves every lookup by source; its pages go back to the file system.
 constexpr const char* kSchemaV11SessionCounters = R"sql(
 ALTER TABLE sessions ADD COLUMN event_count INTEGER NOT NULL DEFAULT 0;
@@ -385,6 +385,8 @@ ALTER TABLE sessions ADD COLUMN usage_cache_read_tokens INTEGER;
 ALTER TABLE sessions ADD COLUMN usage_cache_creation_tokens INTEGER;
 ALTER TABLE sessions ADD COLUMN usage_reasoning_tokens INTEGER;
 ALTER TABLE sessions ADD COLUMN usage_cost_usd REAL;
+ALTER TABLE sessions ADD COLUMN source_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN source_mtime_ns INTEGER;      -- NULL without sources
 CREATE TABLE session_sources (
   session_uid TEXT    NOT NULL,
   source_id   INTEGER NOT NULL,
@@ -393,6 +395,11 @@ CREATE TABLE session_sources (
 CREATE INDEX session_sources_source ON session_sources(source_id);
 INSERT INTO session_sources (session_uid, source_id)
   SELECT DISTINCT session_uid, source_id FROM events;
+UPDATE sessions SET source_bytes = t.bytes, source_mtime_ns = t.mtime
+  FROM (SELECT l.session_uid, SUM(src.size) AS bytes, MAX(src.mtime_ns) AS mtime
+        FROM session_sources l JOIN sources src ON src.id = l.source_id
+        GROUP BY l.session_uid) AS t
+  WHERE sessions.uid = t.session_uid;
 UPDATE sessions SET event_count = c.visible, user_msg_count = c.user_msgs,
     retry_count = c.retries, tier1_bytes = c.bytes
   FROM (SELECT session_uid, SUM(visible) AS visible, SUM(user_msgs) AS user_msgs,

@@ -42,18 +42,33 @@ void count_new_rows(Database& db, int64_t events_after_id, int64_t packs_after_i
   link->bind(1, events_after_id).run();
 }
 
+// The sizes and newest mtime of a session's linked sources but `?1` (0: all of them).
+constexpr const char* kSourceTotals = R"sql(
+    UPDATE sessions SET (source_bytes, source_mtime_ns) =
+      (SELECT COALESCE(SUM(src.size), 0), MAX(src.mtime_ns)
+       FROM session_sources l JOIN sources src ON src.id = l.source_id
+       WHERE l.session_uid = sessions.uid AND l.source_id != ?2)
+    WHERE uid IN (SELECT session_uid FROM session_sources WHERE source_id = ?1))sql";
+
 void uncount_source_rows(Database& db, int64_t source_id) {
   static const std::string subtract = adjust_counters_sql('-', "source_id = ?1", "source_id = ?1");
   auto counts = db.cached(subtract);
   counts->bind(1, source_id).run();
+  auto totals = db.cached(kSourceTotals);  // without this source, whose links go below
+  totals->bind(1, source_id).bind(2, source_id).run();
   auto unlink = db.cached("DELETE FROM session_sources WHERE source_id = ?");
   unlink->bind(1, source_id).run();
+}
+
+void refresh_source_totals(Database& db, int64_t source_id) {
+  auto totals = db.cached(kSourceTotals);
+  totals->bind(1, source_id).bind(2, int64_t{0}).run();
 }
 
 void uncount_session_rows(Database& db, const std::string& session_uid) {
   auto zero = db.cached(
       "UPDATE sessions SET event_count = 0, user_msg_count = 0, retry_count = 0, "
-      "tier1_bytes = 0 WHERE uid = ?");
+      "tier1_bytes = 0, source_bytes = 0, source_mtime_ns = NULL WHERE uid = ?");
   zero->bind(1, session_uid).run();
   auto unlink = db.cached("DELETE FROM session_sources WHERE session_uid = ?");
   unlink->bind(1, session_uid).run();
@@ -79,12 +94,16 @@ std::vector<std::string> sessions_with_wrong_counters(Database& db) {
                  SUM(cache_creation_tokens) AS cache_creation,
                  SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
                FROM usage GROUP BY session_uid) AS u ON u.session_uid = s.uid
+    LEFT JOIN (SELECT l.session_uid, SUM(src.size) AS bytes, MAX(src.mtime_ns) AS mtime
+               FROM session_sources l JOIN sources src ON src.id = l.source_id
+               GROUP BY l.session_uid) AS t ON t.session_uid = s.uid
     WHERE s.event_count != COALESCE(c.visible, 0) OR s.user_msg_count != COALESCE(c.user_msgs, 0)
       OR s.retry_count != COALESCE(c.retries, 0) OR s.tier1_bytes != COALESCE(c.bytes, 0)
       OR s.usage_input_tokens IS NOT u.input OR s.usage_output_tokens IS NOT u.output
       OR s.usage_cache_read_tokens IS NOT u.cache_read
       OR s.usage_cache_creation_tokens IS NOT u.cache_creation
       OR s.usage_reasoning_tokens IS NOT u.reasoning OR s.usage_cost_usd IS NOT u.cost
+      OR s.source_bytes != COALESCE(t.bytes, 0) OR s.source_mtime_ns IS NOT t.mtime
       OR EXISTS (SELECT source_id FROM session_sources WHERE session_uid = s.uid
                  EXCEPT SELECT source_id FROM events WHERE session_uid = s.uid)
       OR EXISTS (SELECT source_id FROM events WHERE session_uid = s.uid

@@ -18,6 +18,10 @@ void count_new_rows(Database& db, int64_t events_after_id, int64_t packs_after_i
 // rows are deleted.
 void uncount_source_rows(Database& db, int64_t source_id);
 
+// Recomputes source_bytes and source_mtime_ns of the sessions linked to a source whose row was
+// saved (its size or mtime may have changed).
+void refresh_source_totals(Database& db, int64_t source_id);
+
 // A session whose Tier 1 rows are all gone (eviction): zero counts and bytes, no links.
 void uncount_session_rows(Database& db, const std::string& session_uid);
 

@@ -194,6 +194,7 @@ void Store::write_source(SourceCursor& c) {
       .bind(21, now);
   st->run();
   if (c.id == 0) c.id = db_.last_insert_rowid();
+  else refresh_source_totals(db_, c.id);  // a new source has no sessions linked yet
 }
 
 // FTS5 writes its pending terms out as a new segment at every savepoint and release, so the

@@ -20,16 +20,14 @@ std::string decompress(std::string_view packed, int64_t raw_bytes) {
   return out;
 }
 
-// The session listing, one row per session, from the schema 11 counters; the sources' sizes
-// through session_sources (a source's size changes as it grows). {1}: the one-session filter.
+// The session listing, one row per session, from the schema 11 counters. {1}: the one-session
+// filter.
 constexpr const char* kCountedListing = R"sql(
     SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
       s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
       s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
       s.evicted_at_ms, s.schema_version, s.event_count, s.user_msg_count, s.retry_count,
-      (SELECT COALESCE(SUM(src.size), 0) FROM session_sources l
-         JOIN sources src ON src.id = l.source_id WHERE l.session_uid = s.uid),
-      s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
+      s.source_bytes, s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
       s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title
     FROM sessions s
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)

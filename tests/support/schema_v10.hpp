@@ -16,6 +16,8 @@ inline constexpr const char* kUndoSchema11 = R"sql(
     ALTER TABLE sessions DROP COLUMN usage_cache_creation_tokens;
     ALTER TABLE sessions DROP COLUMN usage_reasoning_tokens;
     ALTER TABLE sessions DROP COLUMN usage_cost_usd;
+    ALTER TABLE sessions DROP COLUMN source_bytes;
+    ALTER TABLE sessions DROP COLUMN source_mtime_ns;
     DROP TABLE session_sources;
     CREATE INDEX events_source ON events(source_id);
 )sql";
