@@ -237,3 +237,17 @@ BOOST_FIXTURE_TEST_CASE(events_by_source_use_an_index, CounterFixture) {
     }
   }
 }
+
+// The bytes the write path adds per event count characters as SQLite's length() does, also for
+// text that is not clean UTF-8 (the migration and the check recompute them with length()).
+BOOST_FIXTURE_TEST_CASE(text_lengths_are_counted_as_sqlite_counts_them, CounterFixture) {
+  using namespace std::string_literals;
+  for (const std::string& text :
+       {""s, "abc"s, "résumé ✓"s, "😀x"s, "a\0b"s, "\x80\x80z"s, "\xc3"s, "\xe2\x9c"s,
+        "\xff\x80\x80"s, "x\xc3\xa9\x80y"s}) {
+    auto st = store->database().prepare("SELECT length(?)");
+    st.bind(1, text);
+    st.step();
+    BOOST_TEST(sqlite_text_length(text) == st.integer(0), "for " << text.size() << " bytes");
+  }
+}

@@ -32,14 +32,41 @@ std::string adjust_counters_sql(char sign, const char* events_where, const char*
 
 }  // namespace
 
-void count_new_rows(Database& db, int64_t events_after_id, int64_t packs_after_id) {
-  static const std::string add = adjust_counters_sql('+', "id > ?1", "id > ?2");
-  auto counts = db.cached(add);
-  counts->bind(1, events_after_id).bind(2, packs_after_id).run();
+int64_t sqlite_text_length(std::string_view text) {
+  // As SQLite counts: a byte from 0xc0 up starts a character, the 0x80-0xbf bytes that follow
+  // it belong to it; any other byte is a character of its own.
+  int64_t n = 0;
+  for (std::size_t i = 0; i < text.size() && text[i] != '\0'; ++n) {
+    const auto lead = static_cast<unsigned char>(text[i++]);
+    if (lead >= 0xc0)
+      while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) ++i;
+  }
+  return n;
+}
+
+void SessionRowCounts::add_event(std::string_view kind, bool sidechain, bool shadow,
+                                 std::string_view summary, std::string_view uid) {
+  has_events = true;
+  bytes += 96 + sqlite_text_length(summary) + sqlite_text_length(uid) * 2;
+  if (shadow) return;
+  ++events;
+  if (kind == "user_msg" && !sidechain) ++user_msgs;
+  if (kind == "retry") ++retries;
+}
+
+void count_chunk_rows(Database& db, const std::map<std::string, SessionRowCounts>& counts,
+                      int64_t source_id) {
+  auto add = db.cached(R"sql(
+    UPDATE sessions SET event_count = event_count + ?2, user_msg_count = user_msg_count + ?3,
+      retry_count = retry_count + ?4, tier1_bytes = tier1_bytes + ?5
+    WHERE uid = ?1)sql");
   auto link = db.cached(
-      "INSERT OR IGNORE INTO session_sources (session_uid, source_id) "
-      "SELECT DISTINCT session_uid, source_id FROM events WHERE id > ?");
-  link->bind(1, events_after_id).run();
+      "INSERT OR IGNORE INTO session_sources (session_uid, source_id) VALUES (?, ?)");
+  for (const auto& [session, c] : counts) {
+    add->bind(1, session).bind(2, c.events).bind(3, c.user_msgs).bind(4, c.retries)
+        .bind(5, c.bytes).run();
+    if (c.has_events) link->bind(1, session).bind(2, source_id).run();
+  }
 }
 
 // The sizes and newest mtime of a session's linked sources but `?1` (0: all of them).

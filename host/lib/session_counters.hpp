@@ -3,16 +3,32 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace helix {
 
 class Database;
 
-// Adds what the event and pack rows above these ids (one chunk's rows) bring to their sessions'
-// counters, and links the sessions to the sources of those events. One statement per chunk.
-void count_new_rows(Database& db, int64_t events_after_id, int64_t packs_after_id);
+// What one chunk's rows bring to a session's counters (the terms of schema migration 11).
+struct SessionRowCounts {
+  int64_t events = 0, user_msgs = 0, retries = 0, bytes = 0;
+  bool has_events = false;  // shadows included: the session gets a link to the chunk's source
+  // An event row as stored: its summary and native id are NULL when empty.
+  void add_event(std::string_view kind, bool sidechain, bool shadow, std::string_view summary,
+                 std::string_view uid);
+  void add_pack(int64_t stored_bytes) { bytes += stored_bytes; }
+};
+
+// SQLite's length() of a text value: its characters before the first NUL.
+int64_t sqlite_text_length(std::string_view text);
+
+// Adds a chunk's counts to their sessions (one UPDATE per session) and links the sessions with
+// events to the chunk's source.
+void count_chunk_rows(Database& db, const std::map<std::string, SessionRowCounts>& counts,
+                      int64_t source_id);
 
 // Subtracts what a source's event and pack rows bring, and drops its links: call it before the
 // rows are deleted.

@@ -381,16 +381,6 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   CommitStats stats;
   if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
   if (new_generation) delete_source_rows(cursor.id);
-  // The chunk's rows are those above the current last ids: the session counters add them up.
-  auto last_id = [&](const char* sql) {
-    auto st = db_.cached(sql);
-    st->step();
-    const int64_t id = st->integer(0);
-    st->reset();
-    return id;
-  };
-  const int64_t events_before = last_id("SELECT COALESCE(MAX(id), 0) FROM events");
-  const int64_t packs_before = last_id("SELECT COALESCE(MAX(id), 0) FROM payload_packs");
 
   // Sessions: merge this chunk's knowledge in memory, then one upsert per session.
   std::map<std::string, SessionRecord> touched;
@@ -472,6 +462,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   const BatchPacks& packs = batch.packs ? *batch.packs : *packed_here;
   const std::vector<PackSlice>& slices = packs.slices;
   std::map<std::string, int64_t> pack_ids;
+  std::map<std::string, SessionRowCounts> counts;  // what the chunk's stored rows bring
   auto insert_pack = db_.cached(
       "INSERT INTO payload_packs (session_uid, source_id, raw_bytes, data) VALUES (?, ?, ?, ?)");
   for (const auto& [session_id, pack] : packs.by_session) {
@@ -481,6 +472,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind_blob(4, pack.frame);
     insert_pack->run();
     pack_ids[session_id] = db_.last_insert_rowid();
+    counts[prefix + session_id].add_pack(static_cast<int64_t>(pack.frame.size()));
   }
 
   auto next_seq = db_.cached("SELECT next_seq FROM sessions WHERE uid = ?");
@@ -558,6 +550,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
           .run();
       continue;
     }
+    counts[uid].add_event(e.kind, (e.flags & 1u) != 0, shadow[i], e.summary, e.uid);
     if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
       pending_search_.push_back({db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]});
     if (shadow[i]) continue;
@@ -567,7 +560,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   auto set_seq = db_.cached(
       "UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now).bind(3, uid).run();
-  count_new_rows(db_, events_before, packs_before);
+  count_chunk_rows(db_, counts, cursor.id);
 
   // Usage: one row per model call; a repeated key keeps the record with the largest total.
   auto usage = db_.cached(R"sql(
