@@ -143,6 +143,16 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_n
 }
 
 int64_t Retention::evictable_bytes() {
+  if (user_version(db_) >= 11) {  // the budget pass's candidates that are not active, summed
+    auto st = db_.prepare(R"sql(
+      SELECT COALESCE(SUM(s.tier1_bytes), 0) FROM sessions s
+      WHERE s.analyzed_at_ms >= COALESCE(s.ingested_at_ms, 0) AND s.tier1_bytes > 0
+        AND ?1 - MAX(COALESCE(s.ended_at_ms, 0), COALESCE(s.source_mtime_ns / 1000000, 0))
+            >= ?2)sql");
+    st.bind(1, now_ms_).bind(2, quiet_period_ms_);
+    st.step();
+    return st.integer(0);
+  }
   int64_t n = 0;
   for (const auto& c : candidates(true, std::numeric_limits<int64_t>::max()))
     if (!active(c)) n += c.bytes;
