@@ -131,7 +131,8 @@ BOOST_FIXTURE_TEST_CASE(counters_stay_exact_through_every_write_and_delete, Coun
   first.events = {event("a", 0, "user_msg", "u1"), event("a", 100, "assistant_msg", "u2"),
                   event("a", 200, "user_msg", "u3", /*sidechain*/ 1), event("a", 300, "retry", "u4"),
                   event("b", 400, "user_msg", "")};
-  first.usage = {usage("a", "k1", 100, 1000, 0.1), usage("b", "k2", 400, 10, 0.3)};
+  first.usage = {usage("a", "k1", 100, 1000, 0.1), usage("b", "k2", 400, 10, 0.3),
+                 usage("b", "k0", 400, 20, -1)};  // -1: no cost, as the adapters give it
   commit("a.jsonl", first);
   expect_exact("after the first chunk");
   BOOST_TEST(row("a").event_count == 4);
@@ -150,6 +151,23 @@ BOOST_FIXTURE_TEST_CASE(counters_stay_exact_through_every_write_and_delete, Coun
   expect_exact("after growth");
   BOOST_TEST(row("a").turns == 2);
   BOOST_TEST(row("a").usage.input_tokens == 3007);
+  // Unpriced usage only: new rows add their tokens, a replaced one is recomputed.
+  RecordBatch unpriced;
+  unpriced.usage = {usage("b", "k0", 450, 25, -1), usage("b", "k5", 450, 4, -1),
+                    usage("b", "k6", 460, 1, -1)};
+  RecordBatch repeated;  // one key twice in a chunk: the second replaces the row the first made
+  repeated.usage = {usage("a", "k8", 480, 5, -1), usage("a", "k8", 490, 9, -1)};
+  commit("a.jsonl", repeated);
+  expect_exact("after a key repeated in a chunk");
+  BOOST_TEST(row("a").usage.input_tokens == 3016);
+  commit("a.jsonl", unpriced);
+  expect_exact("after unpriced usage");
+  BOOST_TEST(row("b").usage.input_tokens == 40);
+  RecordBatch more_unpriced;
+  more_unpriced.usage = {usage("b", "k7", 470, 100, -1)};
+  commit("a.jsonl", more_unpriced);
+  expect_exact("after new unpriced usage");
+  BOOST_TEST(row("b").usage.input_tokens == 140);
 
   // A resumed file repeats u1 and u4 (shadows) and adds u6: copies count bytes, not events.
   RecordBatch resumed;

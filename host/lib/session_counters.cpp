@@ -101,6 +101,24 @@ void uncount_session_rows(Database& db, const std::string& session_uid) {
   unlink->bind(1, session_uid).run();
 }
 
+void count_chunk_usage(Database& db, const std::map<std::string, SessionUsageCounts>& counts) {
+  auto add = db.cached(R"sql(
+    UPDATE sessions SET usage_input_tokens = COALESCE(usage_input_tokens, 0) + ?2,
+      usage_output_tokens = COALESCE(usage_output_tokens, 0) + ?3,
+      usage_cache_read_tokens = COALESCE(usage_cache_read_tokens, 0) + ?4,
+      usage_cache_creation_tokens = COALESCE(usage_cache_creation_tokens, 0) + ?5,
+      usage_reasoning_tokens = COALESCE(usage_reasoning_tokens, 0) + ?6
+    WHERE uid = ?1)sql");
+  for (const auto& [session, c] : counts) {
+    if (c.recompute) {
+      refresh_usage_totals(db, session);
+      continue;
+    }
+    add->bind(1, session).bind(2, c.input).bind(3, c.output).bind(4, c.cache_read)
+        .bind(5, c.cache_creation).bind(6, c.reasoning).run();
+  }
+}
+
 void refresh_usage_totals(Database& db, const std::string& session_uid) {
   auto st = db.cached(R"sql(
     UPDATE sessions SET (usage_input_tokens, usage_output_tokens, usage_cache_read_tokens,

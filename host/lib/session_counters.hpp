@@ -41,9 +41,18 @@ void refresh_source_totals(Database& db, int64_t source_id);
 // A session whose Tier 1 rows are all gone (eviction): zero counts and bytes, no links.
 void uncount_session_rows(Database& db, const std::string& session_uid);
 
-// Recomputes a session's usage sums from its usage rows (an upsert may keep or replace a row, so
-// a difference would have to read the old row anyway; a sum in row order is also the same double
-// the listing gave before schema 11).
+// What one chunk's usage rows change in a session's usage sums. New rows without a cost add
+// their tokens (SUM() of integers is exact); a replaced row or a priced one makes the session's
+// sums recomputed from its rows, since a running sum of doubles need not equal SUM()'s.
+struct SessionUsageCounts {
+  int64_t input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
+  bool recompute = false;
+};
+
+// Applies a chunk's usage changes: one UPDATE per session.
+void count_chunk_usage(Database& db, const std::map<std::string, SessionUsageCounts>& counts);
+
+// Recomputes a session's usage sums from its usage rows, as SUM() gives them.
 void refresh_usage_totals(Database& db, const std::string& session_uid);
 
 // The sessions whose stored counters or links differ from a recomputation from the rows: empty

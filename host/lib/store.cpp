@@ -577,8 +577,15 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
     WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
           excluded.cache_creation_tokens >
           input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens
-    RETURNING session_uid)sql");
-  std::set<std::string> usage_sessions;  // a kept row keeps its first session: RETURNING says it
+    RETURNING session_uid, rowid)sql");
+  // A stored row keeps its first session, which RETURNING names; a row id above the last one
+  // before the chunk, returned for the first time, is a new row, any other a replaced one.
+  auto last_usage = db_.cached("SELECT COALESCE(MAX(rowid), 0) FROM usage");
+  last_usage->step();
+  const int64_t usage_before = last_usage->integer(0);
+  last_usage->reset();
+  std::map<std::string, SessionUsageCounts> usage_counts;
+  std::set<int64_t> new_usage_rows;
   for (std::size_t i = 0; i < batch.usage.size(); ++i) {
     const auto& u = batch.usage[i];
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor.id, cursor.generation,
@@ -597,11 +604,20 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(11, u.reasoning_tokens);
     if (u.cost_usd >= 0) usage->bind(12, u.cost_usd); else usage->bind_null(12);
     usage->bind(13, static_cast<int64_t>(u.source_offset));
-    if (usage->step()) usage_sessions.insert(usage->text(0));  // no row: the stored one stays
+    if (usage->step()) {  // no row: the stored one stays
+      auto& c = usage_counts[usage->text(0)];
+      const int64_t row = usage->integer(1);
+      c.recompute |= row <= usage_before || !new_usage_rows.insert(row).second || u.cost_usd >= 0;
+      c.input += u.input_tokens;
+      c.output += u.output_tokens;
+      c.cache_read += u.cache_read_tokens;
+      c.cache_creation += u.cache_creation_tokens;
+      c.reasoning += u.reasoning_tokens;
+    }
     usage->reset();
     ++stats.usage_records;
   }
-  for (const auto& session : usage_sessions) refresh_usage_totals(db_, session);
+  count_chunk_usage(db_, usage_counts);
   // Any new record of a session (usage-only chunks too) makes its digests stale.
   auto ingested = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [id, s] : touched) ingested->bind(1, now).bind(2, prefix + id).run();
