@@ -151,10 +151,11 @@ BOOST_FIXTURE_TEST_CASE(counters_stay_exact_through_every_write_and_delete, Coun
   expect_exact("after growth");
   BOOST_TEST(row("a").turns == 2);
   BOOST_TEST(row("a").usage.input_tokens == 3007);
-  // Unpriced usage only: new rows add their tokens, a replaced one is recomputed.
+  // Unpriced usage: new rows add their tokens, replaced ones swap theirs; a priced row
+  // replaced by an unpriced one takes its cost away.
   RecordBatch unpriced;
   unpriced.usage = {usage("b", "k0", 450, 25, -1), usage("b", "k5", 450, 4, -1),
-                    usage("b", "k6", 460, 1, -1)};
+                    usage("b", "k6", 460, 1, -1), usage("a", "k3", 455, 70, -1)};
   RecordBatch repeated;  // one key twice in a chunk: the second replaces the row the first made
   repeated.usage = {usage("a", "k8", 480, 5, -1), usage("a", "k8", 490, 9, -1)};
   commit("a.jsonl", repeated);
@@ -163,6 +164,8 @@ BOOST_FIXTURE_TEST_CASE(counters_stay_exact_through_every_write_and_delete, Coun
   commit("a.jsonl", unpriced);
   expect_exact("after unpriced usage");
   BOOST_TEST(row("b").usage.input_tokens == 40);
+  BOOST_TEST(row("a").usage.input_tokens == 3079);
+  BOOST_TEST(row("a").usage.cost_usd == 0.25);
   RecordBatch more_unpriced;
   more_unpriced.usage = {usage("b", "k7", 470, 100, -1)};
   commit("a.jsonl", more_unpriced);

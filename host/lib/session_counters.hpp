@@ -41,9 +41,9 @@ void refresh_source_totals(Database& db, int64_t source_id);
 // A session whose Tier 1 rows are all gone (eviction): zero counts and bytes, no links.
 void uncount_session_rows(Database& db, const std::string& session_uid);
 
-// What one chunk's usage rows change in a session's usage sums. New rows without a cost add
-// their tokens (SUM() of integers is exact); a replaced row or a priced one makes the session's
-// sums recomputed from its rows, since a running sum of doubles need not equal SUM()'s.
+// What one chunk's usage rows change in a session's usage sums: the new rows' tokens less those
+// of the rows they replaced (SUM() of integers is exact). A priced row, new or replaced, makes
+// the session's sums recomputed from its rows: a running sum of doubles need not equal SUM()'s.
 struct SessionUsageCounts {
   int64_t input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
   bool recompute = false;

@@ -577,15 +577,13 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
     WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
           excluded.cache_creation_tokens >
           input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens
-    RETURNING session_uid, rowid)sql");
-  // A stored row keeps its first session, which RETURNING names; a row id above the last one
-  // before the chunk, returned for the first time, is a new row, any other a replaced one.
-  auto last_usage = db_.cached("SELECT COALESCE(MAX(rowid), 0) FROM usage");
-  last_usage->step();
-  const int64_t usage_before = last_usage->integer(0);
-  last_usage->reset();
+    RETURNING session_uid)sql");
+  // The row a key already has, if any: a replaced row's tokens are taken off the session's sums
+  // (a stored row keeps its first session, which RETURNING names).
+  auto stored_usage = db_.cached(
+      "SELECT input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, "
+      "reasoning_tokens, cost_usd IS NOT NULL FROM usage WHERE key = ?");
   std::map<std::string, SessionUsageCounts> usage_counts;
-  std::set<int64_t> new_usage_rows;
   for (std::size_t i = 0; i < batch.usage.size(); ++i) {
     const auto& u = batch.usage[i];
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor.id, cursor.generation,
@@ -604,15 +602,21 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(11, u.reasoning_tokens);
     if (u.cost_usd >= 0) usage->bind(12, u.cost_usd); else usage->bind_null(12);
     usage->bind(13, static_cast<int64_t>(u.source_offset));
+    SessionUsageCounts old;  // what the replaced row held, if the key has one
+    stored_usage->bind(1, key);
+    if (stored_usage->step()) {
+      old = {stored_usage->integer(0), stored_usage->integer(1), stored_usage->integer(2),
+             stored_usage->integer(3), stored_usage->integer(4), stored_usage->integer(5) != 0};
+    }
+    stored_usage->reset();
     if (usage->step()) {  // no row: the stored one stays
       auto& c = usage_counts[usage->text(0)];
-      const int64_t row = usage->integer(1);
-      c.recompute |= row <= usage_before || !new_usage_rows.insert(row).second || u.cost_usd >= 0;
-      c.input += u.input_tokens;
-      c.output += u.output_tokens;
-      c.cache_read += u.cache_read_tokens;
-      c.cache_creation += u.cache_creation_tokens;
-      c.reasoning += u.reasoning_tokens;
+      c.recompute |= old.recompute || u.cost_usd >= 0;  // a cost was or is there
+      c.input += u.input_tokens - old.input;
+      c.output += u.output_tokens - old.output;
+      c.cache_read += u.cache_read_tokens - old.cache_read;
+      c.cache_creation += u.cache_creation_tokens - old.cache_creation;
+      c.reasoning += u.reasoning_tokens - old.reasoning;
     }
     usage->reset();
     ++stats.usage_records;
