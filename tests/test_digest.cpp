@@ -9,6 +9,7 @@
 #include "schema.hpp"
 #include "plugin_registry.hpp"
 #include "helix_command.hpp"
+#include "schema_v10.hpp"
 #include "temp_dir.hpp"
 #include "usage_rollup_check.hpp"
 
@@ -498,15 +499,16 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
   h.sweep();
   const std::string by_model = h.helix("usage --by model --json").out;
   const std::string claude_days = h.helix("usage --flavor claude --json").out;
-  h.db().exec(R"sql(
+  h.db().exec(fmt::format(R"sql(
     BEGIN;
     DROP TRIGGER usage_rollup_stale_insert;
     DROP TRIGGER usage_rollup_stale_delete;
     DROP TRIGGER usage_rollup_stale_update;
     DROP TABLE usage_rollup;
     DROP TABLE usage_rollup_stale;
+    {}
     PRAGMA user_version = 9;
-    COMMIT;)sql");
+    COMMIT;)sql", helix::test::kUndoSchema11));
   BOOST_TEST(h.helix("usage --by model --json").out == by_model);  // read-only: no migration
   { helix::Store store(h.store_db()); }                          // a writable open migrates
   BOOST_TEST(h.scalar("PRAGMA user_version") == helix::kStoreSchemaVersion);

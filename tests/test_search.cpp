@@ -11,6 +11,7 @@
 #include "recall_home.hpp"
 #include "schema.hpp"
 #include "search_index.hpp"
+#include "schema_v10.hpp"
 #include "store.hpp"
 #include "temp_dir.hpp"
 
@@ -294,11 +295,13 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     DROP TRIGGER usage_rollup_stale_update;
     DROP TABLE usage_rollup;
     DROP TABLE usage_rollup_stale;
+    {}
     PRAGMA user_version = 7;
     COMMIT;)sql",
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "
                                 "SELECT id, tool, body FROM old_rows ORDER BY id;"
-                              : "INSERT INTO search_backlog SELECT id FROM events;"));
+                              : "INSERT INTO search_backlog SELECT id FROM events;",
+                      helix::test::kUndoSchema11));
 }
 
 void check_migrated(const RecallHome& home, const std::string& expected) {

@@ -207,7 +207,7 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
   StoreStatus s = store.status();
   if (vm.count("json")) {
     auto out = status_json(s, file.string());
-    add_retention_status(out, store, config);
+    add_retention_status(out, store, config, s.tier2_bytes);
     std::cout << boost::json::serialize(out) << "\n";
     return kExitOk;
   }
@@ -218,7 +218,7 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
   for (const auto& [state, n] : s.sources_by_state)
     std::cout << fmt::format("  sources {}: {}\n", state, n);
   boost::json::object retention;
-  add_retention_status(retention, store, config);
+  add_retention_status(retention, store, config, s.tier2_bytes);
   std::cout << fmt::format("  analyzed {}  evicted {}  evictable {}  data loss events {}\n",
                            retention["analyzed_sessions"].as_int64(),
                            retention["evicted_sessions"].as_int64(),

@@ -128,7 +128,8 @@ void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Co
                              plan.tier2_over_cap ? "; tier 2 is above distilled_cap_bytes" : "");
 }
 
-void add_retention_status(boost::json::object& status, Store& store, const Config& config) {
+void add_retention_status(boost::json::object& status, Store& store, const Config& config,
+                          int64_t tier2_bytes) {
   Retention retention(store.database(), config.retention, now_ms());
   status["raw_soft_cap_bytes"] = config.retention.raw_soft_cap_bytes;
   status["raw_hard_cap_bytes"] = config.retention.raw_hard_cap_bytes;
@@ -139,8 +140,7 @@ void add_retention_status(boost::json::object& status, Store& store, const Confi
       count(store, "SELECT COUNT(*) FROM sessions WHERE evicted_at_ms IS NOT NULL");
   status["evictable_bytes"] = retention.evictable_bytes();
   status["data_loss_events"] = data_loss_events(store);
-  status["tier2_over_cap"] = measured_tier2_bytes(store.database()) >
-                             config.retention.distilled_cap_bytes;
+  status["tier2_over_cap"] = tier2_bytes > config.retention.distilled_cap_bytes;
 }
 
 }  // namespace helix

@@ -26,6 +26,8 @@ void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Co
 
 // Adds raw_soft_cap_bytes, raw_hard_cap_bytes, distilled_cap_bytes, analyzed_sessions,
 // evicted_sessions, evictable_bytes, data_loss_events and tier2_over_cap to `status`.
-void add_retention_status(boost::json::object& status, Store& store, const Config& config);
+// `tier2_bytes`: Store::status's measure (dbstat reads every page: measured once per command).
+void add_retention_status(boost::json::object& status, Store& store, const Config& config,
+                          int64_t tier2_bytes);
 
 }  // namespace helix

@@ -1,6 +1,8 @@
 #include "retention.hpp"
 
 #include "digest_seen.hpp"
+#include "schema.hpp"
+#include "session_counters.hpp"
 #include "search_index.hpp"
 
 #include <algorithm>
@@ -20,15 +22,21 @@ Retention::Retention(Database& db, const RetentionConfig& config, int64_t now_ms
                      int64_t quiet_period_ms)
     : db_(db), config_(config), now_ms_(now_ms), quiet_period_ms_(quiet_period_ms) {}
 
-std::vector<Retention::Candidate> Retention::candidates(bool analyzed, int64_t idle_before_ms) {
-  // Analyzed = its digest is fresh (no record arrived after it), also for a session evicted
-  // before that grew and was digested again; the others are the hard-cap pass's. Either way
-  // only sessions with Tier 1 rows left (events or packs; the usage ledger is Tier 2).
-  // A session's Tier 1 bytes: its compressed packs exactly, its rows approximately (the
-  // store-wide total that the passes compare with the caps is measured, not summed). Its last
-  // activity: its newest record, or the last change of a file it came from. `idle_before_ms`
-  // keeps only sessions ingested before it, so the backstop does not visit every session.
-  auto st = db_.prepare(fmt::format(R"sql(
+namespace {
+
+// Sessions with Tier 1 rows (tier1_bytes > 0: every event row counts 96 bytes at least) and
+// their last activity, from the schema 11 counters. {0}: the pass's sessions, {1}:
+// their order.
+constexpr const char* kCountedCandidates = R"sql(
+    SELECT s.uid, COALESCE(s.analyzed_at_ms, 0),
+      MAX(COALESCE(s.ended_at_ms, 0), COALESCE(s.source_mtime_ns / 1000000, 0)),
+      COALESCE(s.ingested_at_ms, 0), s.tier1_bytes
+    FROM sessions s
+    WHERE {0} AND COALESCE(s.ingested_at_ms, 0) < ?1 AND s.tier1_bytes > 0
+    ORDER BY {1}, s.uid)sql";
+
+// The same from the rows, for a store older than schema 11 opened read-only.
+constexpr const char* kUncountedCandidates = R"sql(
     SELECT s.uid, COALESCE(s.analyzed_at_ms, 0),
       MAX(COALESCE(s.ended_at_ms, 0), COALESCE((SELECT MAX(src.mtime_ns) / 1000000 FROM sources src
           WHERE src.id IN (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
@@ -38,10 +46,26 @@ std::vector<Retention::Candidate> Retention::candidates(bool analyzed, int64_t i
       + COALESCE((SELECT SUM(96 + COALESCE(length(summary), 0) + COALESCE(length(uid), 0) * 2)
                   FROM events e WHERE e.session_uid = s.uid), 0)
     FROM sessions s
-    WHERE {} AND COALESCE(s.ingested_at_ms, 0) < ?1
+    WHERE {0} AND COALESCE(s.ingested_at_ms, 0) < ?1
       AND (EXISTS (SELECT 1 FROM events e WHERE e.session_uid = s.uid)
            OR EXISTS (SELECT 1 FROM payload_packs p WHERE p.session_uid = s.uid))
-    ORDER BY {}, s.uid)sql",
+    ORDER BY {1}, s.uid)sql";
+
+}  // namespace
+
+std::vector<Retention::Candidate> Retention::candidates(bool analyzed, int64_t idle_before_ms) {
+  // Analyzed = its digest is fresh (no record arrived after it), also for a session evicted
+  // before that grew and was digested again; the others are the hard-cap pass's. Either way
+  // only sessions with Tier 1 rows left (events or packs; the usage ledger is Tier 2).
+  // A session's Tier 1 bytes: its compressed packs exactly, its rows approximately (the
+  // store-wide total that the passes compare with the caps is measured, not summed). Its last
+  // activity: its newest record, or the last change of a file it came from. `idle_before_ms`
+  // keeps only sessions ingested before it, so the backstop does not visit every session.
+  // Schema 11 keeps the bytes per session and links each session to its sources; a read-only
+  // command on an older store computes them from the rows (seconds at 100,000 sessions).
+  const bool counted = user_version(db_) >= 11;
+  auto st = db_.prepare(fmt::format(
+      fmt::runtime(counted ? kCountedCandidates : kUncountedCandidates),
       analyzed ? "s.analyzed_at_ms >= COALESCE(s.ingested_at_ms, 0)"
                : "(s.analyzed_at_ms IS NULL OR s.ingested_at_ms > s.analyzed_at_ms)",
       analyzed ? "s.analyzed_at_ms" : "COALESCE(s.started_at_ms, 0)"));
@@ -119,6 +143,16 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_n
 }
 
 int64_t Retention::evictable_bytes() {
+  if (user_version(db_) >= 11) {  // the budget pass's candidates that are not active, summed
+    auto st = db_.prepare(R"sql(
+      SELECT COALESCE(SUM(s.tier1_bytes), 0) FROM sessions s
+      WHERE s.analyzed_at_ms >= COALESCE(s.ingested_at_ms, 0) AND s.tier1_bytes > 0
+        AND ?1 - MAX(COALESCE(s.ended_at_ms, 0), COALESCE(s.source_mtime_ns / 1000000, 0))
+            >= ?2)sql");
+    st.bind(1, now_ms_).bind(2, quiet_period_ms_);
+    st.step();
+    return st.integer(0);
+  }
   int64_t n = 0;
   for (const auto& c : candidates(true, std::numeric_limits<int64_t>::max()))
     if (!active(c)) n += c.bytes;
@@ -152,6 +186,7 @@ void Retention::evict(const EvictionStep& step) {
     auto st = db_.prepare(fmt::format("DELETE FROM {} WHERE session_uid = ?", table));
     st.bind(1, step.session_uid).run();
   }
+  uncount_session_rows(db_, step.session_uid);
   auto mark = db_.prepare("UPDATE sessions SET evicted_at_ms = ? WHERE uid = ?");
   mark.bind(1, now_ms_).bind(2, step.session_uid).run();
   if (!step.analyzed) {

@@ -364,6 +364,67 @@ INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens
   GROUP BY d.day, d.model, s.flavor;
 )sql";
 
+// Version 11. Per-session counters, so that `sessions`, `status` and retention read one row per
+// session instead of every session's events, packs and usage: the visible events, the user
+// messages outside side chains, the retries, the Tier 1 bytes as retention counts them (its
+// packs' compressed sizes plus 96 bytes, the summary's length and twice the native id's length
+// per event row, shadows included) and the sums of its usage rows. session_sources links each
+// session to the sources its event rows (shadows included) come from, and source_bytes and
+// source_mtime_ns are the sum of those sources' sizes and their newest mtime (recomputed for the
+// linked sessions whenever a source's row is saved). The write path (store.cpp, retention.cpp)
+// keeps all of it exact; they are filled here from the rows. events_source was a prefix of the unique index on events'
+// position, which serves every lookup by source; its pages go back to the file system.
+constexpr const char* kSchemaV11SessionCounters = R"sql(
+ALTER TABLE sessions ADD COLUMN event_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN user_msg_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN retry_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN tier1_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN usage_input_tokens INTEGER;     -- SUM(): NULL without usage
+ALTER TABLE sessions ADD COLUMN usage_output_tokens INTEGER;
+ALTER TABLE sessions ADD COLUMN usage_cache_read_tokens INTEGER;
+ALTER TABLE sessions ADD COLUMN usage_cache_creation_tokens INTEGER;
+ALTER TABLE sessions ADD COLUMN usage_reasoning_tokens INTEGER;
+ALTER TABLE sessions ADD COLUMN usage_cost_usd REAL;
+ALTER TABLE sessions ADD COLUMN source_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN source_mtime_ns INTEGER;      -- NULL without sources
+CREATE TABLE session_sources (
+  session_uid TEXT    NOT NULL,
+  source_id   INTEGER NOT NULL,
+  PRIMARY KEY (session_uid, source_id)
+) WITHOUT ROWID;
+CREATE INDEX session_sources_source ON session_sources(source_id);
+INSERT INTO session_sources (session_uid, source_id)
+  SELECT DISTINCT session_uid, source_id FROM events;
+UPDATE sessions SET source_bytes = t.bytes, source_mtime_ns = t.mtime
+  FROM (SELECT l.session_uid, SUM(src.size) AS bytes, MAX(src.mtime_ns) AS mtime
+        FROM session_sources l JOIN sources src ON src.id = l.source_id
+        GROUP BY l.session_uid) AS t
+  WHERE sessions.uid = t.session_uid;
+UPDATE sessions SET event_count = c.visible, user_msg_count = c.user_msgs,
+    retry_count = c.retries, tier1_bytes = c.bytes
+  FROM (SELECT session_uid, SUM(visible) AS visible, SUM(user_msgs) AS user_msgs,
+          SUM(retries) AS retries, SUM(bytes) AS bytes
+        FROM (SELECT session_uid, shadowed = 0 AS visible,
+                shadowed = 0 AND kind = 'user_msg' AND is_sidechain = 0 AS user_msgs,
+                shadowed = 0 AND kind = 'retry' AS retries,
+                96 + COALESCE(length(summary), 0) + COALESCE(length(uid), 0) * 2 AS bytes
+              FROM events
+              UNION ALL
+              SELECT session_uid, 0, 0, 0, length(data) FROM payload_packs)
+        GROUP BY session_uid) AS c
+  WHERE sessions.uid = c.session_uid;
+UPDATE sessions SET usage_input_tokens = u.input, usage_output_tokens = u.output,
+    usage_cache_read_tokens = u.cache_read, usage_cache_creation_tokens = u.cache_creation,
+    usage_reasoning_tokens = u.reasoning, usage_cost_usd = u.cost
+  FROM (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+          SUM(cache_read_tokens) AS cache_read, SUM(cache_creation_tokens) AS cache_creation,
+          SUM(reasoning_tokens) AS reasoning, SUM(cost_usd) AS cost
+        FROM usage GROUP BY session_uid) AS u
+  WHERE sessions.uid = u.session_uid;
+DROP INDEX events_source;
+PRAGMA incremental_vacuum;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -380,17 +441,20 @@ constexpr Migration kMigrations[] = {
     {8, kSchemaV8SearchWithoutCopy},
     {9, kSchemaV9GrowthCoverage},
     {10, kSchemaV10UsageRollup},
+    {11, kSchemaV11SessionCounters},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");
 
-int user_version(Database& db) {
-  auto st = db.prepare("PRAGMA user_version");
-  st.step();
-  return static_cast<int>(st.integer(0));
-}
-
 }  // namespace
+
+int user_version(Database& db) {
+  auto st = db.cached("PRAGMA user_version");  // asked once per session by the digest pass
+  st->step();
+  const int version = static_cast<int>(st->integer(0));
+  st->reset();
+  return version;
+}
 
 void migrate(Database& db) {
   int version = user_version(db);

@@ -5,9 +5,12 @@ namespace helix {
 
 class Database;
 
-inline constexpr int kStoreSchemaVersion = 10;
+inline constexpr int kStoreSchemaVersion = 11;
 
 // Creates or upgrades the schema; refuses a store written by a newer helix-host.
 void migrate(Database& db);
+
+// The store's schema version: read-only commands do not migrate, so they read older layouts.
+int user_version(Database& db);
 
 }  // namespace helix

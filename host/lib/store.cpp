@@ -6,6 +6,7 @@
 #include "private_files.hpp"
 #include "schema.hpp"
 #include "search_index.hpp"
+#include "session_counters.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -193,6 +194,7 @@ void Store::write_source(SourceCursor& c) {
       .bind(21, now);
   st->run();
   if (c.id == 0) c.id = db_.last_insert_rowid();
+  else refresh_source_totals(db_, c.id);  // a new source has no sessions linked yet
 }
 
 // FTS5 writes its pending terms out as a new segment at every savepoint and release, so the
@@ -214,6 +216,12 @@ void Store::delete_source_rows(int64_t source_id) {
   primaries->bind(1, source_id);
   while (primaries->step())
     lost.emplace_back(primaries->text(0), primaries->text(1), primaries->integer(2));
+  std::set<std::string> usage_sessions;  // their usage sums are recomputed without these rows
+  auto with_usage = db_.cached("SELECT DISTINCT session_uid FROM usage WHERE source_id = ?");
+  with_usage->bind(1, source_id);
+  while (with_usage->step()) usage_sessions.insert(with_usage->text(0));
+  with_usage->reset();
+  uncount_source_rows(db_, source_id);
   for (const char* sql : {"DELETE FROM events WHERE source_id = ?",
                           "DELETE FROM usage WHERE source_id = ?",
                           "DELETE FROM payload_packs WHERE source_id = ?",
@@ -222,6 +230,7 @@ void Store::delete_source_rows(int64_t source_id) {
     auto st = db_.cached(sql);
     st->bind(1, source_id).run();
   }
+  for (const auto& session : usage_sessions) refresh_usage_totals(db_, session);
   promote_shadows(lost);
 }
 
@@ -234,7 +243,14 @@ void Store::promote_shadows(
                     AND p.uid = events.parent_uid ORDER BY p.ordinal DESC LIMIT 1)
     WHERE id = (SELECT id FROM events WHERE session_uid = ?1 AND uid = ?2 AND ordinal = ?3
                 AND shadowed = 1 ORDER BY id LIMIT 1))sql");
-  auto bump = db_.cached("UPDATE sessions SET next_seq = next_seq + 1 WHERE uid = ?");
+  // The promoted copy was counted in the session's bytes as a shadow; now it is visible too.
+  auto bump = db_.cached(R"sql(
+    UPDATE sessions SET next_seq = next_seq + 1, event_count = event_count + 1,
+      user_msg_count = user_msg_count + (SELECT kind = 'user_msg' AND is_sidechain = 0
+        FROM events WHERE session_uid = ?1 AND seq = sessions.next_seq),
+      retry_count = retry_count + (SELECT kind = 'retry' FROM events
+        WHERE session_uid = ?1 AND seq = sessions.next_seq)
+    WHERE uid = ?1)sql");
   for (const auto& [session, uid, ordinal] : lost) {
     promote->bind(1, session).bind(2, uid).bind(3, ordinal).run();
     if (db_.changes() > 0) bump->bind(1, session).run();
@@ -442,6 +458,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   const BatchPacks& packs = batch.packs ? *batch.packs : *packed_here;
   const std::vector<PackSlice>& slices = packs.slices;
   std::map<std::string, int64_t> pack_ids;
+  std::map<std::string, SessionRowCounts> counts;  // what the chunk's stored rows bring
   auto insert_pack = db_.cached(
       "INSERT INTO payload_packs (session_uid, source_id, raw_bytes, data) VALUES (?, ?, ?, ?)");
   for (const auto& [session_id, pack] : packs.by_session) {
@@ -451,6 +468,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind_blob(4, pack.frame);
     insert_pack->run();
     pack_ids[session_id] = db_.last_insert_rowid();
+    counts[prefix + session_id].add_pack(static_cast<int64_t>(pack.frame.size()));
   }
 
   auto next_seq = db_.cached("SELECT next_seq FROM sessions WHERE uid = ?");
@@ -528,6 +546,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
           .run();
       continue;
     }
+    counts[uid].add_event(e.kind, (e.flags & 1u) != 0, shadow[i], e.summary, e.uid);
     if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
       pending_search_.push_back({db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow[i]});
     if (shadow[i]) continue;
@@ -537,6 +556,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   auto set_seq = db_.cached(
       "UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now).bind(3, uid).run();
+  count_chunk_rows(db_, counts, cursor.id);
 
   // Usage: one row per model call; a repeated key keeps the record with the largest total.
   auto usage = db_.cached(R"sql(
@@ -552,7 +572,14 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
       reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd
     WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
           excluded.cache_creation_tokens >
-          input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens)sql");
+          input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens
+    RETURNING session_uid)sql");
+  // The row a key already has, if any: a replaced row's tokens are taken off the session's sums
+  // (a stored row keeps its first session, which RETURNING names).
+  auto stored_usage = db_.cached(
+      "SELECT input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, "
+      "reasoning_tokens, cost_usd IS NOT NULL FROM usage WHERE key = ?");
+  std::map<std::string, SessionUsageCounts> usage_counts;
   for (std::size_t i = 0; i < batch.usage.size(); ++i) {
     const auto& u = batch.usage[i];
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor.id, cursor.generation,
@@ -571,9 +598,26 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(11, u.reasoning_tokens);
     if (u.cost_usd >= 0) usage->bind(12, u.cost_usd); else usage->bind_null(12);
     usage->bind(13, static_cast<int64_t>(u.source_offset));
-    usage->run();
+    SessionUsageCounts old;  // what the replaced row held, if the key has one
+    stored_usage->bind(1, key);
+    if (stored_usage->step()) {
+      old = {stored_usage->integer(0), stored_usage->integer(1), stored_usage->integer(2),
+             stored_usage->integer(3), stored_usage->integer(4), stored_usage->integer(5) != 0};
+    }
+    stored_usage->reset();
+    if (usage->step()) {  // no row: the stored one stays
+      auto& c = usage_counts[usage->text(0)];
+      c.recompute |= old.recompute || u.cost_usd >= 0;  // a cost was or is there
+      c.input += u.input_tokens - old.input;
+      c.output += u.output_tokens - old.output;
+      c.cache_read += u.cache_read_tokens - old.cache_read;
+      c.cache_creation += u.cache_creation_tokens - old.cache_creation;
+      c.reasoning += u.reasoning_tokens - old.reasoning;
+    }
+    usage->reset();
     ++stats.usage_records;
   }
+  count_chunk_usage(db_, usage_counts);
   // Any new record of a session (usage-only chunks too) makes its digests stale.
   auto ingested = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [id, s] : touched) ingested->bind(1, now).bind(2, prefix + id).run();

@@ -3,6 +3,7 @@
 #include "store.hpp"
 
 #include "payload_pack.hpp"
+#include "schema.hpp"
 
 #include <fmt/format.h>
 #include <map>
@@ -19,23 +20,24 @@ std::string decompress(std::string_view packed, int64_t raw_bytes) {
   return out;
 }
 
+// The session listing, one row per session, from the schema 11 counters. {1}: the one-session
+// filter.
+constexpr const char* kCountedListing = R"sql(
+    SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
+      s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
+      s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
+      s.evicted_at_ms, s.schema_version, s.event_count, s.user_msg_count, s.retry_count,
+      s.source_bytes, s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
+      s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title
+    FROM sessions s
+    WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
+      AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
+      {1}
+    ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
 
-}  // namespace
-
-std::vector<SessionRow> Store::sessions(const SessionFilter& filter) {
-  std::vector<SessionRow> out;
-  query_sessions(filter, "", [&](const SessionRow& r) { out.push_back(r); });
-  return out;
-}
-
-void Store::for_each_session(const SessionFilter& filter,
-                             const std::function<void(const SessionRow&)>& visit) {
-  query_sessions(filter, "", visit);
-}
-
-void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
-                           const std::function<void(const SessionRow&)>& visit) {
-  std::string sql = R"sql(
+// The same from the rows, for a store older than schema 11 opened read-only. {0}: the usage
+// rows' filter, {1}: the one-session filter.
+constexpr const char* kUncountedListing = R"sql(
     SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
       s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
       s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
@@ -58,6 +60,25 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
       {1}
     ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+
+}  // namespace
+
+std::vector<SessionRow> Store::sessions(const SessionFilter& filter) {
+  std::vector<SessionRow> out;
+  query_sessions(filter, "", [&](const SessionRow& r) { out.push_back(r); });
+  return out;
+}
+
+void Store::for_each_session(const SessionFilter& filter,
+                             const std::function<void(const SessionRow&)>& visit) {
+  query_sessions(filter, "", visit);
+}
+
+void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
+                           const std::function<void(const SessionRow&)>& visit) {
+  // Schema 11 keeps the counts and usage sums in the session's row; a read-only command on an
+  // older store counts them from the rows (seconds at 100,000 sessions).
+  std::string sql = user_version(db_) >= 11 ? kCountedListing : kUncountedListing;
   // One session: plain `= ?4` terms, so that both lookups use their index (an `OR` with the
   // empty case would make each lookup scan every session and every usage row: the digest pass
   // does one lookup per session).
@@ -229,7 +250,8 @@ StoreStatus Store::status() {
     return st.integer(0);
   };
   s.sessions = count("SELECT COUNT(*) FROM sessions");
-  s.events = count("SELECT COUNT(*) FROM events WHERE shadowed = 0");
+  s.events = count(user_version(db_) >= 11 ? "SELECT COALESCE(SUM(event_count), 0) FROM sessions"
+                                            : "SELECT COUNT(*) FROM events WHERE shadowed = 0");
   s.sources = count("SELECT COUNT(*) FROM sources");
   s.warnings = count("SELECT COUNT(*) FROM warnings");
   s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
@@ -257,7 +279,7 @@ int64_t pages_where(Database& db, const char* where) {
 }  // namespace
 
 int64_t measured_tier1_bytes(Database& db) {
-  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'events',
+  return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'session_sources', 'events',
       'payload_packs', 'warnings', 'session_redactions')
       OR tbl_name LIKE 'search\_events%' ESCAPE '\')sql");
 }
