@@ -188,6 +188,22 @@ BOOST_AUTO_TEST_CASE(tier2_over_its_cap_is_flagged_never_dropped) {
   BOOST_TEST(plan.steps.empty());
 }
 
+// A sweep that wrote nothing does not measure Tier 2 again (dbstat reads every page of it):
+// the guard waits for a sweep that writes; the passes over Tier 1 are the same.
+BOOST_AUTO_TEST_CASE(a_sweep_that_wrote_nothing_leaves_the_tier2_guard_unmeasured) {
+  add_session("a", 5, 5);
+  analyze("a", kNow - 2 * kDay);
+  config.distilled_cap_bytes = 0;
+  config.raw_soft_cap_bytes = 1;
+  const auto measured = retention().plan({}, true, true);
+  const auto skipped = retention().plan({}, true, false);
+  BOOST_TEST(measured.tier2_over_cap);
+  BOOST_TEST(skipped.tier2_bytes == -1);
+  BOOST_TEST(!skipped.tier2_over_cap);
+  BOOST_TEST(skipped.steps.size() == measured.steps.size());
+  BOOST_TEST(skipped.tier1_bytes == measured.tier1_bytes);
+}
+
 BOOST_AUTO_TEST_CASE(eviction_really_shrinks_the_store_file) {
   for (int i = 0; i < 6; ++i) add_session("s" + std::to_string(i), 60, 5);
   store.database().exec("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -87,3 +87,25 @@ BOOST_AUTO_TEST_CASE(eviction_keeps_digests_usage_and_search_answers) {
   BOOST_TEST(shown.at("events").as_array().empty());
   BOOST_TEST(shown.at("digest").at("session_uid").as_string() == uid);
 }
+
+// Tier 2 above its cap is flagged by every sweep that writes and by `status`; a sweep that
+// changed nothing does not measure it again.
+BOOST_AUTO_TEST_CASE(the_tier2_guard_speaks_when_a_sweep_writes_and_in_status) {
+  SampleStore s;
+  write_file(s.dir / "tiny-tier2.toml", "[session_memory.retention]\ndistilled_cap_bytes = \"1KiB\"\n");
+  auto sweep = [&] {
+    HostProcess p({"--plugins", HELIX_TEST_PLUGIN_DIR, "--store", (s.dir / "store").string(),
+                   "--config", (s.dir / "tiny-tier2.toml").string(), "sweep"},
+                  s.dir.path());
+    return p.wait();
+  };
+  const HostResult first = sweep(), again = sweep();
+  BOOST_TEST(first.out.find("tier 2 is above distilled_cap_bytes") != std::string::npos, first.out);
+  BOOST_TEST(again.out.find("read 0 B") != std::string::npos, again.out);
+  BOOST_TEST(again.out.find("tier 2 is above") == std::string::npos, again.out);
+  HostProcess status({"--plugins", HELIX_TEST_PLUGIN_DIR, "--store", (s.dir / "store").string(),
+                      "--config", (s.dir / "tiny-tier2.toml").string(), "status", "--json"},
+                     s.dir.path());
+  const HostResult st = status.wait();
+  BOOST_TEST(json::parse(st.out).at("tier2_over_cap").as_bool(), st.out);
+}

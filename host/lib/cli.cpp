@@ -92,8 +92,9 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     }
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
-  digest_after_sweep(store, registry, config, vm.count("quiet") > 0);
-  retention_after_sweep(store, registry, config, vm.count("quiet") > 0);
+  const int64_t digested = digest_after_sweep(store, registry, config, vm.count("quiet") > 0);
+  retention_after_sweep(store, registry, config, vm.count("quiet") > 0,
+                        /*wrote=*/r.bytes_read > 0 || digested > 0);
   return kExitOk;
 }
 

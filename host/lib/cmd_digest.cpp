@@ -195,7 +195,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-void digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
+int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
                         bool quiet) {
   DigestReport r = run_digests(store, plugins, config);
   if (!quiet) {
@@ -208,6 +208,7 @@ void digest_after_sweep(Store& store, const PluginRegistry& plugins, const Confi
     std::cout << "\n";
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
+  return r.sessions_digested;
 }
 
 }  // namespace helix

@@ -16,8 +16,8 @@ int cmd_env(const Globals& g, const std::vector<std::string>& args);
 int cmd_usage(const Globals& g, const std::vector<std::string>& args);
 
 // Runs the configured digesters after a sweep and prints what they digested (unless quiet);
-// problems go to stderr.
-void digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
+// problems go to stderr. Returns how many sessions were digested.
+int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
                         bool quiet);
 
 }  // namespace helix

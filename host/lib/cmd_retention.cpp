@@ -99,11 +99,12 @@ int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-RetentionPlan run_retention(Store& store, const PluginRegistry& plugins, const Config& config) {
+RetentionPlan run_retention(Store& store, const PluginRegistry& plugins, const Config& config,
+                            bool wrote) {
   Retention retention(store.database(), config.retention, now_ms());
   RetentionPlan plan =
       retention.plan([&] { return run_digests(store, plugins, config).sessions_digested; },
-                     /*measure_when_needed=*/true);
+                     /*measure_when_needed=*/true, /*tier2_may_have_grown=*/wrote);
   retention.apply(plan);
   return plan;
 }
@@ -119,8 +120,8 @@ std::vector<std::string> data_loss_messages(const RetentionPlan& plan) {
 }
 
 void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                           bool quiet) {
-  RetentionPlan plan = run_retention(store, plugins, config);
+                           bool quiet, bool wrote) {
+  RetentionPlan plan = run_retention(store, plugins, config, wrote);
   report_losses(plan);
   if (!quiet && (!plan.steps.empty() || plan.tier2_over_cap))
     std::cout << fmt::format("  retention: evicted {} sessions ({}){}\n", plan.steps.size(),

@@ -85,15 +85,19 @@ int64_t Retention::used_file_bytes() {
   return st.integer(0);
 }
 
-RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_needed) {
+RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_needed,
+                              bool tier2_may_have_grown) {
   RetentionPlan plan;
   // dbstat reads every page; a tier cannot exceed the file, so a small file needs no measure.
   const int64_t used = measure_when_needed ? used_file_bytes() : -1;
   const bool measure1 = used < 0 || used > std::min(config_.raw_soft_cap_bytes,
                                                     config_.raw_hard_cap_bytes);
   plan.tier1_bytes = measure1 ? measured_tier1_bytes(db_) : used;
-  plan.tier2_bytes = used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(db_)
-                                                                     : used;
+  if (!tier2_may_have_grown)
+    plan.tier2_bytes = -1;
+  else
+    plan.tier2_bytes = used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(db_)
+                                                                       : used;
   plan.soft_cap = config_.raw_soft_cap_bytes;
   plan.hard_cap = config_.raw_hard_cap_bytes;
   plan.distilled_cap = config_.distilled_cap_bytes;

@@ -22,7 +22,7 @@ struct EvictionStep {
 
 struct RetentionPlan {
   // Measured before the plan; with plan(..., measure_when_needed) a tier below its caps may
-  // hold the file's used bytes instead (an upper bound).
+  // hold the file's used bytes instead (an upper bound); tier2_bytes is -1 when not measured.
   int64_t tier1_bytes = 0, tier2_bytes = 0;
   int64_t soft_cap = 0, hard_cap = 0, distilled_cap = 0;
   std::vector<EvictionStep> steps;
@@ -43,8 +43,11 @@ class Retention {
 
   // The passes of §5.2 in order, without deleting anything. With `measure_when_needed` (a
   // sweep), the tiers are measured only when the file's used bytes exceed a cap: a tier cannot
-  // be larger than the file, and measuring reads every page.
-  RetentionPlan plan(const AnalyzeNow& analyze_now = {}, bool measure_when_needed = false);
+  // be larger than the file, and measuring reads every page. Without `tier2_may_have_grown`
+  // (a sweep that wrote nothing) Tier 2 is not measured at all: tier2_bytes is -1 and the
+  // guard is left to the next sweep that writes, and to `status`.
+  RetentionPlan plan(const AnalyzeNow& analyze_now = {}, bool measure_when_needed = false,
+                     bool tier2_may_have_grown = true);
   // Carries the plan out: drops each session's Tier 1 rows, sets evicted_at, records data loss,
   // and returns the freed pages to the file system.
   void apply(const RetentionPlan& plan);
