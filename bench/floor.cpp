@@ -23,6 +23,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -73,13 +74,19 @@ void for_each_line(const std::vector<std::string>& files, F&& f) {
   }
 }
 
-// The event rows of `store`, inserted into an empty table of the same definition and indexes.
-void insert_rows(const fs::path& store, const fs::path& work) {
-  const fs::path file = work / "floor-rows.db";
+// A new database file with the store attached as `src` (read from, never written).
+std::unique_ptr<helix::Database> empty_database(const fs::path& file, const fs::path& store) {
   fs::remove(file);
   fs::remove(file.string() + "-wal");
-  helix::Database db(file);
-  db.exec("ATTACH '" + store.string() + "' AS src");
+  auto db = std::make_unique<helix::Database>(file);
+  db->exec("ATTACH '" + store.string() + "' AS src");
+  return db;
+}
+
+// The event rows of `store`, inserted into an empty table of the same definition and indexes.
+void insert_rows(const fs::path& store, const fs::path& work) {
+  const auto owner = empty_database(work / "floor-rows.db", store);
+  helix::Database& db = *owner;
   auto schema = db.prepare(
       "SELECT sql FROM src.sqlite_schema WHERE tbl_name = 'events' AND type IN ('table', "
       "'index') AND sql IS NOT NULL ORDER BY type DESC");
@@ -93,11 +100,8 @@ void insert_rows(const fs::path& store, const fs::path& work) {
 // The store's searchable texts (read back from their packs first, untimed) indexed into an
 // empty FTS5 table with the store's tokenizer (host/lib/schema.cpp), one transaction.
 void index_texts(const fs::path& store, const fs::path& work) {
-  const fs::path file = work / "floor-fts.db";
-  fs::remove(file);
-  fs::remove(file.string() + "-wal");
-  helix::Database db(file);
-  db.exec("ATTACH '" + store.string() + "' AS src");
+  const auto owner = empty_database(work / "floor-fts.db", store);
+  helix::Database& db = *owner;
   db.exec("CREATE TEMP TABLE texts AS SELECT id, tool, body FROM src.search_event_texts");
   db.exec("CREATE VIRTUAL TABLE fts USING fts5(tool, body, content = '', "
           "tokenize = 'unicode61 remove_diacritics 2')");
