@@ -308,11 +308,12 @@ namespace {
 // A temporary table: the connection's own, rolled back with the caller's transaction.
 void stage_digests(Database& db, const std::string& uid, const std::vector<DigestRow>& fresh,
                    int64_t now_ms) {
-  db.exec(R"sql(
+  // Compiled once per connection (cached), run per session: a rollback may have dropped it.
+  db.cached(R"sql(
     CREATE TEMP TABLE IF NOT EXISTS digests_staged (session_uid TEXT NOT NULL,
       digester TEXT NOT NULL, digester_version TEXT NOT NULL, digested_at_ms INTEGER NOT NULL,
       json TEXT NOT NULL, state BLOB, covered_seq INTEGER, covered_events INTEGER,
-      covered_untimed INTEGER))sql");
+      covered_untimed INTEGER))sql")->run();
   auto put = db.cached(R"sql(
     INSERT INTO temp.digests_staged (session_uid, digester, digester_version, digested_at_ms,
       json, state, covered_seq, covered_events, covered_untimed)
