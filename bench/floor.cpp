@@ -9,9 +9,9 @@
 // host's Redactor, as records are), zstd (the files in 1 MiB frames at level 3, as packs are),
 // rows (the store's event rows inserted into an empty copy of their table and its indexes, one
 // transaction), fts (the store's searchable texts indexed into an empty FTS5 table).
-#include "database.hpp"
-#include "payload_pack.hpp"
-#include "redactor.hpp"
+#include "store/database.hpp"
+#include "model/payload_pack.hpp"
+#include "privacy/redactor.hpp"
 
 #include <helix/json.hpp>
 

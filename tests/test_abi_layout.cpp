@@ -5,8 +5,8 @@
 #define BOOST_TEST_MODULE abi_layout
 #include <boost/test/unit_test.hpp>
 
-#include "adapter_instance.hpp"
-#include "plugin_registry.hpp"
+#include "plugins/adapter_instance.hpp"
+#include "plugins/plugin_registry.hpp"
 
 #include <cstddef>
 #include <stdexcept>

@@ -8,8 +8,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "host_process.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "adapter_harness.hpp"
-#include "discovery.hpp"
+#include "ingest/discovery.hpp"
 
 namespace {
 

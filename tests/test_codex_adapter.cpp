@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "adapter_harness.hpp"
-#include "config.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
+#include "config/config.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 #define BOOST_TEST_MODULE config
 #include <boost/test/unit_test.hpp>
 
-#include "config.hpp"
-#include "store.hpp"
+#include "config/config.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
 #include <cstdlib>

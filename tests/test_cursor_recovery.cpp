@@ -6,9 +6,9 @@
 #define BOOST_TEST_MODULE cursor_recovery
 #include <boost/test/unit_test.hpp>
 
-#include "config.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
+#include "config/config.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
 #include <cstdlib>

@@ -4,10 +4,10 @@
 #define BOOST_TEST_MODULE digest
 #include <boost/test/unit_test.hpp>
 
-#include "database.hpp"
-#include "digest_instance.hpp"
-#include "schema.hpp"
-#include "plugin_registry.hpp"
+#include "store/database.hpp"
+#include "plugins/digester_instance.hpp"
+#include "store/schema.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "helix_command.hpp"
 #include "schema_v10.hpp"
 #include "temp_dir.hpp"

@@ -5,10 +5,10 @@
 #define BOOST_TEST_MODULE digest_resume
 #include <boost/test/unit_test.hpp>
 
-#include "digest_instance.hpp"
-#include "digest_store.hpp"
-#include "plugin_registry.hpp"
-#include "store.hpp"
+#include "plugins/digester_instance.hpp"
+#include "store/digest_store.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "store/store.hpp"
 #include "helix_command.hpp"
 #include "temp_dir.hpp"
 #include "usage_rollup_check.hpp"

@@ -2,10 +2,10 @@
 #define BOOST_TEST_MODULE discovery
 #include <boost/test/unit_test.hpp>
 
-#include "discovery.hpp"
-#include "source_file.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
+#include "ingest/discovery.hpp"
+#include "ingest/source_file.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>

@@ -5,9 +5,9 @@
 #include <boost/test/unit_test.hpp>
 #include <sstream>
 
-#include "database.hpp"
+#include "store/database.hpp"
 #include "recall_home.hpp"
-#include "transcript.hpp"
+#include "recall/transcript.hpp"
 
 namespace json = boost::json;
 using helix::test::RecallHome;

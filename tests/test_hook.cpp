@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "host_process.hpp"
-#include "store.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
 #include <chrono>

@@ -5,9 +5,9 @@
 #define BOOST_TEST_MODULE multi_file_sessions
 #include <boost/test/unit_test.hpp>
 
-#include "config.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
+#include "config/config.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 #define BOOST_TEST_MODULE plugin_registry
 #include <boost/test/unit_test.hpp>
 
-#include "plugin_registry.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "temp_dir.hpp"
 
 #include <cstddef>

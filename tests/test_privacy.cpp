@@ -6,8 +6,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "planted_secrets.hpp"
-#include "store.hpp"
-#include "sweep.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
 #include <boost/json.hpp>

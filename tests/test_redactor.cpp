@@ -5,7 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "planted_secrets.hpp"
-#include "redactor.hpp"
+#include "privacy/redactor.hpp"
 
 #include <algorithm>
 #include <boost/json.hpp>

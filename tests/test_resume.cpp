@@ -5,7 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "recall_home.hpp"
-#include "resume_command.hpp"
+#include "recall/resume_command.hpp"
 
 namespace json = boost::json;
 using helix::plan_resume;

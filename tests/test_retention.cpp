@@ -3,8 +3,8 @@
 #define BOOST_TEST_MODULE retention
 #include <boost/test/unit_test.hpp>
 
-#include "retention.hpp"
-#include "store.hpp"
+#include "retention/retention.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
 #include <random>
@@ -19,7 +19,6 @@ constexpr int64_t kNow = 1800000000000;  // 2027-01-15
 struct RetentionFixture {
   test::TempDir dir;
   Store store{dir / "helix.db"};
-  RepoResolver repos;
   RetentionConfig config;
   std::mt19937 random{7};
 
@@ -40,7 +39,7 @@ struct RetentionFixture {
       for (int k = 0; k < 2000; ++k) e.text += static_cast<char>('a' + random() % 26);
       batch.events.push_back(std::move(e));
     }
-    store.commit_chunk(cursor, batch, false, repos);
+    store.commit_chunk(cursor, batch, false);
     // The store stamps ingested_at with the wall clock; a sweep long ago in this timeline:
     auto st = store.database().prepare(
         "UPDATE sessions SET ingested_at_ms = ?, ended_at_ms = ? WHERE uid = ?");
@@ -66,7 +65,7 @@ struct RetentionFixture {
       for (int k = 0; k < 2000; ++k) e.text += static_cast<char>('a' + random() % 26);
       batch.events.push_back(std::move(e));
     }
-    store.commit_chunk(*cursor, batch, false, repos);
+    store.commit_chunk(*cursor, batch, false);
     auto st = store.database().prepare("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
     st.bind(1, at).bind(2, "demo:" + id).run();
   }

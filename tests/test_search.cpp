@@ -7,12 +7,12 @@
 #include <boost/test/unit_test.hpp>
 #include <set>
 
-#include "database.hpp"
+#include "store/database.hpp"
 #include "recall_home.hpp"
-#include "schema.hpp"
-#include "search_index.hpp"
+#include "store/schema.hpp"
+#include "store/search_index.hpp"
 #include "schema_v10.hpp"
-#include "store.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
 namespace json = boost::json;

@@ -4,10 +4,10 @@
 #define BOOST_TEST_MODULE session_counters
 #include <boost/test/unit_test.hpp>
 
-#include "retention.hpp"
-#include "schema.hpp"
-#include "session_counters.hpp"
-#include "store.hpp"
+#include "retention/retention.hpp"
+#include "store/schema.hpp"
+#include "store/session_counters.hpp"
+#include "store/store.hpp"
 #include "schema_v10.hpp"
 #include "temp_dir.hpp"
 
@@ -22,7 +22,6 @@ constexpr int64_t kNow = 1800000000000;
 struct CounterFixture {
   test::TempDir dir;
   std::unique_ptr<Store> store = std::make_unique<Store>(dir / "helix.db");
-  RepoResolver repos;
 
   SourceCursor cursor(const std::string& name) {
     const std::string path = (dir / name).string();
@@ -64,7 +63,7 @@ struct CounterFixture {
     auto c = cursor(source);
     if (new_generation) ++c.generation;
     c.size += 500;
-    store->commit_chunk(c, batch, new_generation, repos);
+    store->commit_chunk(c, batch, new_generation);
   }
   int64_t scalar(const std::string& sql) {
     auto st = store->database().prepare(sql);

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE source_file
 #include <boost/test/unit_test.hpp>
 
-#include "source_file.hpp"
+#include "ingest/source_file.hpp"
 #include "temp_dir.hpp"
 
 #include <zstd.h>

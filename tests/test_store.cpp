@@ -2,9 +2,9 @@
 #define BOOST_TEST_MODULE store
 #include <boost/test/unit_test.hpp>
 
-#include "database.hpp"
-#include "schema.hpp"
-#include "store.hpp"
+#include "store/database.hpp"
+#include "store/schema.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
 #include <chrono>
@@ -16,7 +16,6 @@ namespace {
 struct StoreFixture {
   test::TempDir dir;
   Store store{dir / "store/helix.db"};
-  RepoResolver repos{{{"proj", "forge"}}};
   SourceCursor cursor;
 
   StoreFixture() {
@@ -59,10 +58,14 @@ BOOST_AUTO_TEST_CASE(round_trip_keeps_fields_bodies_and_links) {
   SessionRecord s;
   s.native_id = "s1";
   s.cwd = "/nowhere/proj";
+  s.repo = "proj";  // resolved by the reading side; the store keeps what it is given
+  s.domain = "forge";
   s.title = "first title";
   s.model = "m1";
   batch.sessions.push_back(s);
-  s.cwd = "/elsewhere/other";  // cwd: the first known value wins
+  s.cwd = "/elsewhere/other";  // cwd (and its repo and domain): the first known value wins
+  s.repo = "other";
+  s.domain = "";
   s.title = "second title";    // title: the latest wins
   s.model = "";                // empty never erases
   batch.sessions.push_back(s);
@@ -77,7 +80,7 @@ BOOST_AUTO_TEST_CASE(round_trip_keeps_fields_bodies_and_links) {
   result.text = "total 0";
   batch.events = {call, result};
   cursor.offset = 40;
-  auto stats = store.commit_chunk(cursor, batch, false, repos);
+  auto stats = store.commit_chunk(cursor, batch, false);
   BOOST_TEST(stats.events_added == 2);
   BOOST_TEST(cursor.id > 0);
 
@@ -112,7 +115,7 @@ BOOST_AUTO_TEST_CASE(usage_keeps_the_largest_record_per_key) {
   RecordBatch batch;
   batch.usage = {usage("msg1/req1", 10, 8, 0), usage("msg1/req1", 10, 143, 50),
                  usage("msg1/req1", 10, 20, 90), usage("", 5, 5, 120), usage("", 5, 5, 130)};
-  store.commit_chunk(cursor, batch, false, repos);
+  store.commit_chunk(cursor, batch, false);
   auto row = store.session("demo:s1");
   BOOST_REQUIRE(row);
   BOOST_TEST(row->usage.input_tokens == 10 + 5 + 5);  // keyless records are each unique
@@ -123,14 +126,14 @@ BOOST_AUTO_TEST_CASE(usage_keeps_the_largest_record_per_key) {
 BOOST_AUTO_TEST_CASE(copies_of_a_record_are_stored_once) {
   RecordBatch first;
   first.events = {event("s1", 0, "user_msg", "u1"), event("s1", 10, "assistant_msg", "u2")};
-  store.commit_chunk(cursor, first, false, repos);
+  store.commit_chunk(cursor, first, false);
   SourceCursor other = cursor;  // the same records copied into another file (a resume)
   other.id = 0;
   other.path = (dir / "copy.jsonl").string();
   RecordBatch copy;
   copy.events = {event("s1", 0, "user_msg", "u1"), event("s1", 10, "assistant_msg", "u2"),
                  event("s1", 20, "user_msg", "u3")};
-  auto stats = store.commit_chunk(other, copy, false, repos);
+  auto stats = store.commit_chunk(other, copy, false);
   BOOST_TEST(stats.events_added == 1);
   BOOST_TEST(stats.events_skipped_as_copies == 2);
   BOOST_TEST(store.events("demo:s1", false).size() == 3u);
@@ -140,13 +143,13 @@ BOOST_AUTO_TEST_CASE(a_rewritten_file_cannot_lose_a_record_another_file_holds) {
   RecordBatch chat;  // e.g. Grok chat_history.jsonl: no times, rewritten on compaction
   chat.events = {event("s1", 0, "user_msg", "p1"), event("s1", 10, "assistant_msg", "r1")};
   for (auto& e : chat.events) e.ts_ms = 0;
-  store.commit_chunk(cursor, chat, false, repos);
+  store.commit_chunk(cursor, chat, false);
   SourceCursor updates = cursor;  // e.g. updates.jsonl: the same records, with times
   updates.id = 0;
   updates.path = (dir / "updates.jsonl").string();
   RecordBatch log;
   log.events = {event("s1", 0, "user_msg", "p1"), event("s1", 50, "assistant_msg", "r1")};
-  store.commit_chunk(updates, log, false, repos);
+  store.commit_chunk(updates, log, false);
   auto stored = store.events("demo:s1", false);
   BOOST_REQUIRE(stored.size() == 2u);
   BOOST_TEST(stored[1].ts_ms == 1700000000050);  // the copy filled the missing time
@@ -154,7 +157,7 @@ BOOST_AUTO_TEST_CASE(a_rewritten_file_cannot_lose_a_record_another_file_holds) {
   ++cursor.generation;
   RecordBatch compacted;
   compacted.events = {event("s1", 0, "user_msg", "p1")};
-  store.commit_chunk(cursor, compacted, true, repos);
+  store.commit_chunk(cursor, compacted, true);
   stored = store.events("demo:s1", false);
   BOOST_REQUIRE(stored.size() == 2u);
   BOOST_TEST(stored[0].kind == "user_msg");
@@ -167,11 +170,11 @@ BOOST_AUTO_TEST_CASE(a_new_generation_replaces_the_source_rows_atomically) {
   RecordBatch batch;
   batch.events = {event("s1", 0, "user_msg"), event("s1", 10, "assistant_msg")};
   batch.usage = {usage("k", 1, 1, 10)};
-  store.commit_chunk(cursor, batch, false, repos);
+  store.commit_chunk(cursor, batch, false);
   ++cursor.generation;
   RecordBatch rewritten;
   rewritten.events = {event("s1", 0, "user_msg")};
-  store.commit_chunk(cursor, rewritten, true, repos);
+  store.commit_chunk(cursor, rewritten, true);
   BOOST_TEST(store.events("demo:s1", false).size() == 1u);
   BOOST_TEST(store.session("demo:s1")->usage.input_tokens == 0);
 }
@@ -179,7 +182,7 @@ BOOST_AUTO_TEST_CASE(a_new_generation_replaces_the_source_rows_atomically) {
 BOOST_AUTO_TEST_CASE(two_events_at_one_position_keep_the_first_and_warn) {
   RecordBatch batch;
   batch.events = {event("s1", 0, "user_msg"), event("s1", 0, "assistant_msg")};
-  auto stats = store.commit_chunk(cursor, batch, false, repos);
+  auto stats = store.commit_chunk(cursor, batch, false);
   BOOST_TEST(stats.events_added == 1);
   BOOST_TEST(store.status().warnings == 1);
 }
@@ -192,7 +195,7 @@ BOOST_AUTO_TEST_CASE(status_measures_tier1_bytes) {
     e.text = std::string(2000, static_cast<char>('a' + i % 26)) + std::to_string(i);
     batch.events.push_back(e);
   }
-  store.commit_chunk(cursor, batch, false, repos);
+  store.commit_chunk(cursor, batch, false);
   auto after = store.status();
   BOOST_TEST(after.events == 200);
   BOOST_TEST(after.tier1_bytes > before);
@@ -205,7 +208,7 @@ BOOST_AUTO_TEST_CASE(a_batch_commits_by_volume_and_a_failed_chunk_leaves_nothing
   RecordBatch batch;
   batch.events = {event("s1", 0, "user_msg"), event("s1", 10, "assistant_msg")};
   cursor.offset = 20;
-  store.commit_chunk(cursor, batch, false, repos, 20);  // below the volume: still open
+  store.commit_chunk(cursor, batch, false, 20);  // below the volume: still open
   BOOST_TEST(Store(file, true).status().events == 0);
 
   // A cursor whose row cannot be saved (another source has its path) fails at the very end
@@ -214,12 +217,12 @@ BOOST_AUTO_TEST_CASE(a_batch_commits_by_volume_and_a_failed_chunk_leaves_nothing
   unknown.id = 424242;
   RecordBatch other;
   other.events = {event("s2", 0, "user_msg")};
-  BOOST_CHECK_THROW(store.commit_chunk(unknown, other, false, repos, 20), std::runtime_error);
+  BOOST_CHECK_THROW(store.commit_chunk(unknown, other, false, 20), std::runtime_error);
 
   RecordBatch more;
   more.events = {event("s1", 20, "assistant_msg")};
   cursor.offset = 30;
-  store.commit_chunk(cursor, more, false, repos, 2000);  // past the volume: committed
+  store.commit_chunk(cursor, more, false, 2000);  // past the volume: committed
   Store reader(file, true);
   BOOST_TEST(reader.status().events == 3);
   BOOST_TEST(!reader.session("demo:s2"));
@@ -231,7 +234,7 @@ BOOST_AUTO_TEST_CASE(a_batch_left_open_commits_at_its_end) {
   store.begin_batch(1 << 30, std::chrono::hours(1));
   RecordBatch batch;
   batch.events = {event("s1", 0, "user_msg")};
-  store.commit_chunk(cursor, batch, false, repos, 10);
+  store.commit_chunk(cursor, batch, false, 10);
   store.end_batch();
   BOOST_TEST(Store(dir / "store/helix.db", true).status().events == 1);
 }
@@ -256,11 +259,11 @@ struct LostBatchFixture : StoreFixture {
     RecordBatch first;
     first.events = {said(0, "quokkafizz one"), said(10, "quokkafizz two")};
     cursor.offset = 20;
-    store.commit_chunk(cursor, first, false, repos, 20);
+    store.commit_chunk(cursor, first, false, 20);
     RecordBatch second;
     second.events = {doomed};
     cursor.offset = 600;
-    BOOST_CHECK_THROW(store.commit_chunk(cursor, second, false, repos, 2000), BatchLost);
+    BOOST_CHECK_THROW(store.commit_chunk(cursor, second, false, 2000), BatchLost);
     BOOST_TEST(!store.find_source(cursor.path));  // its row was in the lost batch too
 
     SourceCursor other = cursor;
@@ -268,7 +271,7 @@ struct LostBatchFixture : StoreFixture {
     other.offset = 30;
     RecordBatch next;
     next.events = {said(0, "marmoset one"), said(10, "marmoset two"), said(20, "marmoset 3")};
-    store.commit_chunk(other, next, false, repos, 2000);
+    store.commit_chunk(other, next, false, 2000);
     store.end_batch();
 
     Database db(file);

@@ -4,10 +4,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "adapter_harness.hpp"
-#include "config.hpp"
-#include "store.hpp"
+#include "config/config.hpp"
+#include "store/store.hpp"
 #include "store_dump.hpp"
-#include "sweep.hpp"
+#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE text
 #include <boost/test/unit_test.hpp>
 
-#include "text.hpp"
+#include "base/text.hpp"
 
 #include <boost/json.hpp>
 #include <optional>

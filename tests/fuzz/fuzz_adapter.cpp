@@ -2,8 +2,8 @@
 // loaded by the host's PluginRegistry and driven through AdapterInstance as the sweep drives it:
 // probe the head, then parse whole lines (or the whole document), then parse again from the
 // state the adapter saved. The first input byte chooses which agent file the bytes pretend to be.
-#include "adapter_instance.hpp"
-#include "plugin_registry.hpp"
+#include "plugins/adapter_instance.hpp"
+#include "plugins/plugin_registry.hpp"
 
 #include <array>
 #include <cstdint>

@@ -2,8 +2,8 @@
 // real PluginRegistry) over real files, the way the sweep does, and returns what it emitted.
 #pragma once
 
-#include "adapter_instance.hpp"
-#include "plugin_registry.hpp"
+#include "plugins/adapter_instance.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "temp_dir.hpp"
 
 #include <filesystem>

@@ -3,7 +3,7 @@
 // Wall-clock columns (discovered/ingested/updated times) are left out: they differ by design.
 #pragma once
 
-#include "store.hpp"
+#include "store/store.hpp"
 
 #include <fmt/format.h>
 #include <functional>

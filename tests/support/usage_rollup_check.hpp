@@ -2,8 +2,8 @@
 // usage_days itself, for every grouping the rollup answers, each flavor and a since day.
 #pragma once
 
-#include "digest_store.hpp"
-#include "store.hpp"
+#include "store/digest_store.hpp"
+#include "store/store.hpp"
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>

@@ -1,0 +1,111 @@
+// helix-host export: one session as a readable markdown transcript, or its normalized records as
+// JSON or JSONL; an evicted session exports the digest that remains.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/exit_codes.hpp"
+#include "cli/cmd_recall.hpp"
+#include "recall/session_json.hpp"
+#include "store/store.hpp"
+#include "recall/transcript.hpp"
+
+namespace helix {
+namespace po = boost::program_options;
+namespace {
+
+std::vector<StoredDigest> stored_digests(Store& store, const std::string& uid) {
+  std::vector<StoredDigest> out;
+  auto st = store.database().prepare(
+      "SELECT digester, digester_version, json FROM digests WHERE session_uid = ? "
+      "ORDER BY digester");
+  st.bind(1, uid);
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2)});
+  return out;
+}
+
+boost::json::array digests_json(const std::vector<StoredDigest>& digests) {
+  boost::json::array out;
+  for (const auto& d : digests) {
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(d.json, ec);
+    out.push_back({{"digester", d.digester},
+                   {"version", d.version},
+                   {"digest", ec ? boost::json::value(d.json) : std::move(v)}});
+  }
+  return out;
+}
+
+std::string render(Store& store, const SessionRow& s, const std::string& format) {
+  // Evicted, also when grown since (its events then hold only the growth): the digest, which
+  // covers every record, is the session, as `show` prints it.
+  const bool evicted = s.evicted_at_ms > 0;
+  if (format == "md") {
+    if (evicted) return markdown_digest(s, stored_digests(store, s.uid));
+    return markdown_transcript(s, store.events(s.uid, /*with_bodies=*/true));
+  }
+  boost::json::object session = session_json(s);
+  if (format == "json") {
+    boost::json::object doc{{"session", session}, {"evicted", evicted}};
+    if (evicted) {
+      doc["digests"] = digests_json(stored_digests(store, s.uid));
+    } else {
+      boost::json::array events;
+      for (const auto& e : store.events(s.uid, true)) events.push_back(event_json(e, true));
+      doc["events"] = std::move(events);
+    }
+    return boost::json::serialize(doc) + "\n";
+  }
+  // jsonl: one record per line, each tagged, so that jq can select by "record".
+  session["record"] = "session";
+  session["evicted"] = evicted;
+  std::string out = boost::json::serialize(session) + "\n";
+  if (evicted) {
+    for (auto& d : digests_json(stored_digests(store, s.uid))) {
+      d.as_object()["record"] = "digest";
+      d.as_object()["session_uid"] = s.uid;
+      out += boost::json::serialize(d) + "\n";
+    }
+    return out;
+  }
+  for (const auto& e : store.events(s.uid, true)) {
+    boost::json::object o = event_json(e, true);
+    o["record"] = "event";
+    o["session_uid"] = s.uid;
+    out += boost::json::serialize(o) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_export(const Globals& g, const std::vector<std::string>& args) {
+  po::options_description opts("export options");
+  opts.add_options()("uid", po::value<std::string>(), "session uid")(
+      "format", po::value<std::string>()->default_value("md"), "md, json or jsonl")(
+      "out", po::value<std::string>(), "write to FILE instead of standard output");
+  po::positional_options_description pos;
+  pos.add("uid", 1);
+  auto vm = parse_command(args, opts, pos);
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "md" && format != "json" && format != "jsonl")
+    throw UsageError(fmt::format("--format must be md, json or jsonl, not '{}'", format));
+  const std::string uid = required_uid(vm, "export");
+  Config config = load_config(g.config_file);
+  Store store(store_file(g, config), /*read_only=*/true);
+  auto session = find_session_or_report(store, uid);
+  if (!session) return kExitNotFound;
+  const std::string text = render(store, *session, format);
+  if (!vm.count("out")) {
+    std::cout << text;
+    return kExitOk;
+  }
+  const std::string path = vm["out"].as<std::string>();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write the export to {}", path));
+  return kExitOk;
+}
+
+}  // namespace helix

@@ -1,0 +1,234 @@
+#include "cli/cmd_hook.hpp"
+
+#include "cli/exit_codes.hpp"
+#include "cli/cmd_retention.hpp"
+#include "digest/digest_runner.hpp"
+#include "ingest/discovery.hpp"
+#include "base/private_files.hpp"
+#include "store/store.hpp"
+#include "ingest/sweep.hpp"
+#include "store/sweep_lock.hpp"
+
+#include <boost/json.hpp>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <unistd.h>
+
+namespace helix {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr std::size_t kMaxEventBytes = 1 << 20;  // hook events are small; never read more
+constexpr std::uintmax_t kMaxLogBytes = 1 << 20;  // then hook.log rotates to hook.log.1
+
+// What a hook event tells us: the session and, when the agent names it, its transcript.
+struct HookEvent {
+  std::string flavor, session_id, transcript_path, event_name;
+};
+
+std::string field(const boost::json::object& o, std::initializer_list<std::string_view> keys) {
+  for (auto key : keys)
+    if (auto* v = o.if_contains(key); v && v->is_string()) return std::string(v->as_string());
+  return {};
+}
+
+// Session ids become a path filter: only plain ids long enough not to match by accident.
+bool usable_session_id(std::string_view id) {
+  if (id.size() < 8 || id.size() > 128) return false;
+  for (char c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      return false;
+  return id.find("..") == std::string_view::npos;
+}
+
+std::string read_stdin() {
+  if (::isatty(STDIN_FILENO)) return {};
+  std::string out;
+  char buf[65536];
+  while (out.size() < kMaxEventBytes) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// Claude Code: session_id, transcript_path, hook_event_name. Grok Build: sessionId,
+// hookEventName (and GROK_HOOK_EVENT in the environment). Codex notify: thread-id.
+HookEvent parse_event(std::string flavor, std::string_view text) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(text, ec);
+  if (ec || !v.is_object())
+    throw std::runtime_error(fmt::format("the hook event is not a JSON object ({} bytes)",
+                                         text.size()));
+  const auto& o = v.as_object();
+  // Grok Build also runs the hooks of .claude/settings.json: its events say what they are.
+  if (std::getenv("GROK_HOOK_EVENT") != nullptr) flavor = "grok";
+  HookEvent e{flavor, field(o, {"session_id", "sessionId", "thread-id", "thread_id"}),
+              field(o, {"transcript_path", "transcriptPath"}),
+              field(o, {"hook_event_name", "hookEventName", "type"})};
+  if (!usable_session_id(e.session_id))
+    throw std::runtime_error(fmt::format("the hook event names no usable session id ('{}')",
+                                         e.session_id));
+  return e;
+}
+
+class HookLog {
+ public:
+  explicit HookLog(std::filesystem::path file) : file_(std::move(file)) {}
+  void write(const std::string& line) const {
+    std::error_code ec;
+    try {
+      make_private_dir(file_.parent_path());  // the store's directory: 0700
+    } catch (const std::exception&) {
+      return;  // nowhere to log: a hook still must not fail
+    }
+    if (std::filesystem::file_size(file_, ec) > kMaxLogBytes && !ec)
+      std::filesystem::rename(file_, file_.string() + ".1", ec);
+    int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) return;  // nowhere to log: a hook still must not fail
+    const auto now = std::chrono::system_clock::now();
+    const std::string text =
+        fmt::format("{:%Y-%m-%dT%H:%M:%S}Z [{}] {}\n",
+                    std::chrono::time_point_cast<std::chrono::seconds>(now), ::getpid(), line);
+    [[maybe_unused]] auto n = ::write(fd, text.data(), text.size());
+    ::close(fd);
+  }
+
+ private:
+  std::filesystem::path file_;
+};
+
+// The session's sources: the discovered files of this flavor whose path names the session
+// (Claude <id>.jsonl and <id>/subagents/**, Codex rollout-…-<id>.jsonl, Grok <cwd>/<id>/…)
+// or that are the transcript the agent named. Only discovered files: never a path from the
+// event alone, so a hook cannot make helix read a file it would not read anyway.
+std::vector<std::string> session_sources(const PluginRegistry& registry, const Config& config,
+                                         const HookEvent& e) {
+  std::vector<const PluginInfo*> adapters;
+  for (const PluginInfo* p : registry.adapters())
+    if (p->adapter->flavor == e.flavor) adapters.push_back(p);
+  if (adapters.empty())
+    throw std::runtime_error(fmt::format("no loaded adapter plugin reads flavor '{}'", e.flavor));
+  std::error_code ec;
+  const std::string transcript =
+      e.transcript_path.empty() ? "" : std::filesystem::weakly_canonical(e.transcript_path, ec).string();
+  const auto sources = discover(adapters, config).sources;
+  std::vector<std::string> paths;
+  std::set<std::string> session_parents;  // directories holding a <session id>/ directory
+  for (const auto& s : sources) {
+    const std::string_view path = s.path;
+    const auto name_at = path.rfind('/');
+    const auto dir_at = path.find("/" + e.session_id + "/");
+    if (dir_at != std::string_view::npos) session_parents.insert(s.path.substr(0, dir_at));
+    if (dir_at != std::string_view::npos ||
+        path.substr(name_at + 1).find(e.session_id) != std::string_view::npos ||
+        (!transcript.empty() && s.path == transcript))
+      paths.push_back(s.path);
+  }
+  // Grok Build also writes each prompt to <cwd dir>/prompt_history.jsonl, beside the session's
+  // directory: a small file shared by the sessions of that directory, ingested with it.
+  for (const auto& s : sources)
+    for (const auto& parent : session_parents)
+      if (s.path == parent + "/prompt_history.jsonl") paths.push_back(s.path);
+  return paths;
+}
+
+void ingest(const Globals& g, const Config& config, const std::filesystem::path& db_file,
+            const HookEvent& e, const HookLog& log) {
+  const auto start = std::chrono::steady_clock::now();
+  SweepLock lock(db_file);
+  if (!lock.acquired()) {
+    log.write(fmt::format("{} {} {}: another sweep holds the store; the next sweep ingests it",
+                          e.flavor, e.session_id, e.event_name));
+    return;
+  }
+  PluginRegistry registry;
+  load_plugins(registry, g, config);
+  const auto paths = session_sources(registry, config, e);
+  if (paths.empty()) {
+    log.write(fmt::format("{} {} {}: no transcript of this session found under the {} roots",
+                          e.flavor, e.session_id, e.event_name, e.flavor));
+    return;
+  }
+  Store store(db_file);
+  SweepReport r = Sweep(store, registry, config).run_paths(paths);
+  // Then the pull sweep's analysis: the session's digest is current when the agent stops
+  // (a grown session resumes from its saved state, so a hook per reply stays cheap).
+  const DigestReport d = run_digests(store, registry, config);
+  std::optional<RetentionPlan> evicted;
+  if (config.retention.cadence == "on-hook") evicted = run_retention(store, registry, config);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string line = fmt::format("{} {} {}: {} files, {} events added, {} bytes read, {} sessions "
+                                 "digested", e.flavor, e.session_id, e.event_name, paths.size(),
+                                 r.events_added, r.bytes_read, d.sessions_digested);
+  if (evicted)
+    line += fmt::format(", retention evicted {} sessions ({})", evicted->steps.size(),
+                        human_bytes(evicted->planned_bytes()));
+  log.write(fmt::format("{} in {:.2f} s", line, seconds));
+  for (const auto& p : r.problems) log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, p));
+  for (const auto& p : d.problems) log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, p));
+  if (evicted)
+    for (const auto& m : data_loss_messages(*evicted))
+      log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, m));
+}
+
+// Leaves the agent at once: the parent returns, a detached child does the work with its
+// standard streams on /dev/null, so the agent's hook runner has no open pipe to wait on.
+// Returns the fork's pid: > 0 in the parent, 0 in the child, < 0 when there is no child
+// (then the work is done in the foreground).
+pid_t detach() {
+  pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  ::setsid();
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) ::dup2(null, fd);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_hook(const Globals& g, const std::vector<std::string>& args) {
+  std::optional<HookLog> log;
+  try {
+    po::options_description opts("hook options");
+    opts.add_options()("flavor", po::value<std::string>(), "claude | codex | grok")(
+        "event", po::value<std::string>(), "the event JSON (default: read from stdin)")(
+        "foreground", "ingest before returning, instead of in a detached process");
+    po::positional_options_description pos;
+    pos.add("flavor", 1).add("event", 1);
+    auto vm = parse_command(args, opts, pos);
+    if (!vm.count("flavor")) throw UsageError("hook needs a flavor: claude, codex or grok");
+    const std::string text =
+        vm.count("event") ? vm["event"].as<std::string>() : read_stdin();
+    Config config = load_config(g.config_file);
+    const auto db_file = store_file(g, config);
+    log.emplace(db_file.parent_path() / "hook.log");
+    const HookEvent event = parse_event(vm["flavor"].as<std::string>(), text);
+    const pid_t child = vm.count("foreground") ? -1 : detach();
+    if (child > 0) return kExitOk;
+    try {
+      ingest(g, config, db_file, event, *log);
+    } catch (const std::exception& e) {
+      log->write(fmt::format("{} {}: {}", event.flavor, event.session_id, e.what()));
+    }
+    if (child == 0) std::_Exit(kExitOk);  // the detached child: nothing of the parent to run
+  } catch (const std::exception& e) {
+    if (log) log->write(fmt::format("hook not run: {}", e.what()));
+    std::cerr << "helix-host hook: " << e.what() << "\n";  // the agent may show it; still 0
+  }
+  return kExitOk;
+}
+
+}  // namespace helix

@@ -1,0 +1,18 @@
+// The recall commands: search, export and resume (docs/operations.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+
+namespace helix {
+
+// Exit code of `resume` when the session exists but cannot be resumed.
+inline constexpr int kExitCannotResume = 4;
+
+int cmd_search(const Globals& g, const std::vector<std::string>& args);
+int cmd_export(const Globals& g, const std::vector<std::string>& args);
+int cmd_resume(const Globals& g, const std::vector<std::string>& args);
+
+}  // namespace helix

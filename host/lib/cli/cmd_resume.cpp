@@ -1,0 +1,57 @@
+// helix-host resume: prints the agent's own command that resumes a stored session.
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/exit_codes.hpp"
+#include "cli/cmd_recall.hpp"
+#include "recall/resume_command.hpp"
+#include "store/store.hpp"
+
+namespace helix {
+namespace po = boost::program_options;
+
+int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
+  po::options_description opts("resume options");
+  opts.add_options()("uid", po::value<std::string>(), "session uid")(
+      "json", "JSON object: possible, command, argv, cwd, reason");
+  po::positional_options_description pos;
+  pos.add("uid", 1);
+  auto vm = parse_command(args, opts, pos);
+  const std::string uid = required_uid(vm, "resume");
+  Config config = load_config(g.config_file);
+  Store store(store_file(g, config), /*read_only=*/true);
+  auto session = find_session_or_report(store, uid);
+  if (!session) return kExitNotFound;
+  std::error_code ec;
+  const auto source = store.find_source(session->source_path);
+  const bool source_exists =
+      !session->source_path.empty() && std::filesystem::exists(session->source_path, ec);
+  const bool cwd_exists = !session->cwd.empty() && std::filesystem::is_directory(session->cwd, ec);
+  const ResumePlan plan =
+      plan_resume(*session, source ? source->adapter : "", source_exists, cwd_exists);
+  if (vm.count("json")) {
+    boost::json::array argv;
+    for (const auto& a : plan.argv) argv.emplace_back(a);
+    std::cout << boost::json::serialize(boost::json::object{
+                     {"session_uid", uid},
+                     {"possible", plan.possible},
+                     {"command", plan.possible ? boost::json::value(plan.shell_line())
+                                               : boost::json::value(nullptr)},
+                     {"argv", std::move(argv)},
+                     {"cwd",
+                      plan.possible ? boost::json::value(plan.cwd) : boost::json::value(nullptr)},
+                     {"reason", plan.possible ? boost::json::value(nullptr)
+                                              : boost::json::value(plan.reason)}})
+              << "\n";
+  } else if (plan.possible) {
+    std::cout << plan.shell_line() << "\n";
+  } else {
+    std::cerr << fmt::format("helix-host: cannot resume: {}\n", plan.reason);
+  }
+  return plan.possible ? kExitOk : kExitCannotResume;
+}
+
+}  // namespace helix

@@ -1,0 +1,329 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cctype>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <toml++/toml.h>
+
+namespace helix {
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string xdg_dir(const char* var, const char* home_relative) {
+  return env_or(var, expand_home(std::string("~/") + home_relative));
+}
+
+[[noreturn]] void bad(const Config& c, const toml::node& node, const std::string& what) {
+  throw std::runtime_error(fmt::format("{}:{}: {}", c.file.string(), node.source().begin.line,
+                                       what));
+}
+
+void reject_unknown(const Config& c, const toml::table& table, const std::string& section,
+                    std::set<std::string> known) {
+  for (const auto& [key, node] : table)
+    if (!known.count(std::string(key.str())))
+      bad(c, node, fmt::format("unknown setting '{}{}'{}", section.empty() ? "" : section + ".",
+                               key.str(), " (see docs/operations.md for the settings)"));
+}
+
+std::string text(const Config& c, const toml::node& node, const std::string& key) {
+  if (auto v = node.value<std::string>()) return *v;
+  bad(c, node, fmt::format("'{}' must be a string", key));
+}
+
+std::vector<std::string> strings(const Config& c, const toml::node& node, const std::string& key) {
+  const auto* array = node.as_array();
+  if (!array) bad(c, node, fmt::format("'{}' must be an array of strings", key));
+  std::vector<std::string> out;
+  for (const auto& item : *array) out.push_back(text(c, item, key));
+  return out;
+}
+
+int64_t size_value(const Config& c, const toml::node& node, const std::string& key) {
+  if (auto v = node.value<int64_t>()) return *v;
+  try {
+    return parse_size(text(c, node, key));
+  } catch (const std::invalid_argument& e) {
+    bad(c, node, fmt::format("'{}': {}", key, e.what()));
+  }
+}
+
+int64_t integer(const Config& c, const toml::node& node, const std::string& key) {
+  if (auto v = node.value<int64_t>()) return *v;
+  bad(c, node, fmt::format("'{}' must be a whole number", key));
+}
+
+// TOML -> JSON, for the adapter settings a plugin receives.
+boost::json::value to_json(const toml::node& node) {
+  if (auto* t = node.as_table()) {
+    boost::json::object o;
+    for (const auto& [k, v] : *t) o[k.str()] = to_json(v);
+    return o;
+  }
+  if (auto* a = node.as_array()) {
+    boost::json::array out;
+    for (const auto& v : *a) out.push_back(to_json(v));
+    return out;
+  }
+  if (auto v = node.value_exact<std::string>()) return boost::json::string(*v);
+  if (auto v = node.value_exact<int64_t>()) return *v;
+  if (auto v = node.value_exact<double>()) return *v;
+  if (auto v = node.value_exact<bool>()) return *v;
+  std::ostringstream text;  // dates and times as text
+  node.visit([&](auto&& concrete) { text << concrete; });
+  return boost::json::string(text.str());
+}
+
+// [redaction]: every regex is compiled here, so a mistake is reported with its line rather than
+// at the first sweep.
+void apply_redaction(Config& c, const toml::table& root) {
+  const auto* t = root["redaction"].as_table();
+  if (!t) return;
+  reject_unknown(c, *t, "redaction", {"disable", "allow", "rules"});
+  auto& r = c.redaction;
+  if (auto* v = t->get("disable")) {
+    r.disable = strings(c, *v, "redaction.disable");
+    const auto& builtin = builtin_secret_rules();
+    for (const auto& id : r.disable)
+      if (std::none_of(builtin.begin(), builtin.end(), [&](const auto& b) { return b.id == id; }))
+        bad(c, *v, fmt::format("'redaction.disable': there is no built-in rule '{}' (the ids are "
+                               "listed in docs/operations.md)",
+                               id));
+  }
+  if (auto* v = t->get("allow")) {
+    r.allow = strings(c, *v, "redaction.allow");
+    for (const auto& regex : r.allow)
+      if (auto problem = redaction_allow_problem(regex); !problem.empty())
+        bad(c, *v, "'redaction.allow': " + problem);
+  }
+  if (auto* v = t->get("rules")) {
+    const auto* rules = v->as_array();
+    if (!rules) bad(c, *v, "'redaction.rules' must be an array of tables ([[redaction.rules]])");
+    std::set<std::string> ids;
+    for (const auto& node : *rules) {
+      const auto* rule = node.as_table();
+      if (!rule) bad(c, node, "each [[redaction.rules]] entry must be a table with id and regex");
+      reject_unknown(c, *rule, "redaction.rules", {"id", "regex", "group"});
+      const auto* id = rule->get("id");
+      const auto* regex = rule->get("regex");
+      if (!id || !regex) bad(c, node, "a [[redaction.rules]] entry needs both id and regex");
+      RedactionRuleConfig out{text(c, *id, "redaction.rules.id"),
+                              text(c, *regex, "redaction.rules.regex")};
+      if (auto* g = rule->get("group")) {
+        const int64_t group = integer(c, *g, "redaction.rules.group");
+        if (group < 0 || group > 99) bad(c, *g, "'redaction.rules.group' must be 0 to 99");
+        out.group = static_cast<int>(group);
+      }
+      if (auto problem = redaction_rule_problem(out); !problem.empty()) bad(c, node, problem);
+      if (!ids.insert(out.id).second)
+        bad(c, node, fmt::format("redaction rule id '{}' is used twice", out.id));
+      r.rules.push_back(std::move(out));
+    }
+  }
+}
+
+void apply(Config& c, const toml::table& root) {
+  reject_unknown(c, root, "", {"store", "plugins", "sources", "domains", "adapters", "redaction",
+                               "session_memory", "sweep", "digest", "digesters"});
+  if (auto* store = root["store"].as_table()) {
+    reject_unknown(c, *store, "store", {"dir"});
+    if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
+  }
+  if (auto* plugins = root["plugins"].as_table()) {
+    reject_unknown(c, *plugins, "plugins", {"dirs"});
+    if (auto* dirs = plugins->get("dirs")) {
+      c.plugin_dirs.clear();
+      for (auto& d : strings(c, *dirs, "plugins.dirs")) c.plugin_dirs.push_back(expand_home(d));
+    }
+  }
+  if (auto* sources = root["sources"].as_table()) {
+    for (const auto& [flavor, node] : *sources) {
+      const std::string section = "sources." + std::string(flavor.str());
+      const auto* t = node.as_table();
+      if (!t) bad(c, node, fmt::format("'{}' must be a table", section));
+      reject_unknown(c, *t, section, {"roots"});
+      if (auto* roots = t->get("roots")) {
+        auto& out = c.source_roots[std::string(flavor.str())];
+        for (auto& r : strings(c, *roots, section + ".roots")) out.push_back(expand_home(r));
+      }
+    }
+  }
+  if (auto* domains = root["domains"].as_table())
+    for (const auto& [repo, node] : *domains)
+      c.repo_domains[std::string(repo.str())] = text(c, node, "domains." + std::string(repo.str()));
+  if (auto* adapters = root["adapters"].as_table())
+    for (const auto& [name, node] : *adapters)
+      c.adapter_settings[std::string(name.str())] = boost::json::serialize(to_json(node));
+  if (auto* digest = root["digest"].as_table()) {
+    reject_unknown(c, *digest, "digest", {"digesters"});
+    if (auto* names = digest->get("digesters")) {
+      c.digesters = strings(c, *names, "digest.digesters");
+      for (const auto& n : c.digesters)
+        if (n.empty()) bad(c, *names, "'digest.digesters' holds an empty plugin name");
+    }
+  }
+  if (auto* digesters = root["digesters"].as_table())
+    for (const auto& [name, node] : *digesters)
+      c.digester_settings[std::string(name.str())] = boost::json::serialize(to_json(node));
+  if (auto* memory = root["session_memory"].as_table()) {
+    reject_unknown(c, *memory, "session_memory", {"retention"});
+    if (auto* r = (*memory)["retention"].as_table()) {
+      const std::string s = "session_memory.retention";
+      reject_unknown(c, *r, s, {"raw_soft_cap_bytes", "raw_hard_cap_bytes", "raw_max_age_days",
+                                "distilled_cap_bytes", "cadence"});
+      auto& k = c.retention;
+      if (auto* v = r->get("raw_soft_cap_bytes")) k.raw_soft_cap_bytes = size_value(c, *v, s + ".raw_soft_cap_bytes");
+      if (auto* v = r->get("raw_hard_cap_bytes")) k.raw_hard_cap_bytes = size_value(c, *v, s + ".raw_hard_cap_bytes");
+      if (auto* v = r->get("raw_max_age_days")) k.raw_max_age_days = integer(c, *v, s + ".raw_max_age_days");
+      if (auto* v = r->get("distilled_cap_bytes")) k.distilled_cap_bytes = size_value(c, *v, s + ".distilled_cap_bytes");
+      if (auto* v = r->get("cadence")) {
+        k.cadence = text(c, *v, s + ".cadence");
+        if (k.cadence != "daily" && k.cadence != "weekly" && k.cadence != "on-hook")
+          bad(c, *v, "'cadence' must be daily, weekly or on-hook");
+      }
+      if (k.raw_soft_cap_bytes > k.raw_hard_cap_bytes)
+        bad(c, *r, "raw_soft_cap_bytes must not exceed raw_hard_cap_bytes");
+    }
+  }
+  if (auto* sweep = root["sweep"].as_table()) {
+    reject_unknown(c, *sweep, "sweep", {"chunk_bytes", "max_record_bytes", "final_line_grace_seconds"});
+    if (auto* v = sweep->get("chunk_bytes")) c.chunk_bytes = size_value(c, *v, "sweep.chunk_bytes");
+    if (auto* v = sweep->get("max_record_bytes")) c.max_record_bytes = size_value(c, *v, "sweep.max_record_bytes");
+    if (auto* v = sweep->get("final_line_grace_seconds"))
+      c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
+    if (c.chunk_bytes < 4096) bad(c, *sweep, "sweep.chunk_bytes must be at least 4KiB");
+  }
+  apply_redaction(c, root);
+}
+
+}  // namespace
+
+std::string expand_home(std::string_view path) {
+  if (path == "~" || path.starts_with("~/"))
+    return env_or("HOME", "/") + std::string(path.substr(1));
+  return std::string(path);
+}
+
+std::filesystem::path executable_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::current_path() : exe.parent_path();
+}
+
+int64_t parse_size(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  std::size_t digits_start = i;
+  double value = 0;
+  bool seen_digit = false;
+  double scale = 0;
+  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
+    if (text[i] == '.') {
+      if (scale != 0) break;
+      scale = 1;
+      continue;
+    }
+    seen_digit = true;
+    if (scale != 0) value += (text[i] - '0') * (scale /= 10);
+    else value = value * 10 + (text[i] - '0');
+  }
+  if (!seen_digit || i == digits_start)
+    throw std::invalid_argument(fmt::format("'{}' is not a size such as 4GiB or 500MB", text));
+  while (i < text.size() && text[i] == ' ') ++i;
+  std::string unit(text.substr(i));
+  for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},          {"b", 1},           {"kb", 1e3},        {"mb", 1e6},
+      {"gb", 1e9},      {"tb", 1e12},       {"kib", 1024.0},    {"mib", 1048576.0},
+      {"gib", 1073741824.0}, {"tib", 1099511627776.0}, {"k", 1024.0}, {"m", 1048576.0},
+      {"g", 1073741824.0}};
+  for (const auto& [name, factor] : kUnits)
+    if (unit == name) return static_cast<int64_t>(value * factor);
+  throw std::invalid_argument(fmt::format("unknown size unit '{}' in '{}' (use B, KB, MB, GB, "
+                                          "KiB, MiB, GiB, TiB)",
+                                          unit, text));
+}
+
+Config load_config(const std::string& explicit_file) {
+  Config c;
+  c.store_dir = xdg_dir("XDG_DATA_HOME", ".local/share") + "/helix";
+  c.plugin_dirs = {(executable_dir().parent_path() / "lib" / "helix" / "plugins").string()};
+  std::filesystem::path file = explicit_file;
+  if (file.empty()) {
+    auto candidate = std::filesystem::path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "helix" /
+                     "config.toml";
+    std::error_code ec;
+    if (std::filesystem::exists(candidate, ec)) file = candidate;
+  }
+  if (file.empty()) return c;
+  c.file = file;
+  try {
+    apply(c, toml::parse_file(file.string()));
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(fmt::format("{}:{}: {}", file.string(), e.source().begin.line,
+                                         e.description()));
+  }
+  return c;
+}
+
+std::string to_toml(const Config& c) {
+  toml::table root;
+  root.insert("store", toml::table{{"dir", c.store_dir}});
+  toml::array dirs;
+  for (const auto& d : c.plugin_dirs) dirs.push_back(d);
+  root.insert("plugins", toml::table{{"dirs", dirs}});
+  toml::table sources;
+  for (const auto& [flavor, roots] : c.source_roots) {
+    toml::array a;
+    for (const auto& r : roots) a.push_back(r);
+    sources.insert(flavor, toml::table{{"roots", a}});
+  }
+  root.insert("sources", sources);
+  toml::table domains;
+  for (const auto& [repo, domain] : c.repo_domains) domains.insert(repo, domain);
+  root.insert("domains", domains);
+  toml::array digesters;
+  for (const auto& d : c.digesters) digesters.push_back(d);
+  root.insert("digest", toml::table{{"digesters", digesters}});
+  const auto& r = c.retention;
+  root.insert("session_memory",
+              toml::table{{"retention", toml::table{{"raw_soft_cap_bytes", r.raw_soft_cap_bytes},
+                                                    {"raw_hard_cap_bytes", r.raw_hard_cap_bytes},
+                                                    {"raw_max_age_days", r.raw_max_age_days},
+                                                    {"distilled_cap_bytes", r.distilled_cap_bytes},
+                                                    {"cadence", r.cadence}}}});
+  root.insert("sweep", toml::table{{"chunk_bytes", c.chunk_bytes},
+                                   {"max_record_bytes", c.max_record_bytes},
+                                   {"final_line_grace_seconds", c.final_line_grace_seconds}});
+  toml::array disable, allow, rules;
+  for (const auto& id : c.redaction.disable) disable.push_back(id);
+  for (const auto& regex : c.redaction.allow) allow.push_back(regex);
+  for (const auto& rule : c.redaction.rules) {
+    toml::table t{{"id", rule.id}, {"regex", rule.regex}};
+    if (rule.group >= 0) t.insert("group", rule.group);
+    rules.push_back(std::move(t));
+  }
+  toml::table redaction{{"disable", disable}, {"allow", allow}};
+  if (!rules.empty()) redaction.insert("rules", rules);
+  root.insert("redaction", redaction);
+  std::ostringstream out;
+  out << "# effective configuration (" << (c.file.empty() ? "built-in defaults" : c.file.string())
+      << ")\n"
+      << root << "\n";
+  for (const auto& [name, json] : c.adapter_settings)
+    out << "\n# [adapters." << name << "] as passed to the plugin: " << json << "\n";
+  for (const auto& [name, json] : c.digester_settings)
+    out << "\n# [digesters." << name << "] as passed to the plugin: " << json << "\n";
+  return out.str();
+}
+
+}  // namespace helix

@@ -1,0 +1,270 @@
+#include "digest/digest_runner.hpp"
+
+#include "base/clock.hpp"
+#include "base/semver.hpp"
+#include "plugins/digester_instance.hpp"
+#include "store/digest_seen.hpp"
+#include "store/digest_store.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+
+namespace helix {
+namespace {
+
+// What one digester does with one candidate session.
+enum class Plan { skip, begin, resume_growth, resume_evicted, cannot_fold };
+
+Plan plan_for(const DigestCandidate& c, const DigesterInstance& d) {
+  const PluginInfo& plugin = d.plugin();
+  auto it = c.digests.find(plugin.name);
+  const bool have = it != c.digests.end();
+  const bool same_major =
+      have && major_version(it->second.version) == major_version(plugin.version);
+  const bool grew = !have || it->second.digested_at_ms < c.ingested_at_ms;
+  if (!c.evicted) {
+    if (!grew && same_major) return Plan::skip;
+    // A kept session that grew: the state this very version saved, and the new events.
+    const bool resumable = have && it->second.version == plugin.version &&
+                           it->second.has_state && it->second.covered && d.can_resume();
+    return resumable ? Plan::resume_growth : Plan::begin;
+  }
+  // Evicted: the earlier events are gone, so only growth can be folded into the digest, from
+  // the state saved at eviction, by the same major version.
+  if (!have || !same_major || !grew) return Plan::skip;
+  return d.can_resume() && it->second.has_base_state ? Plan::resume_evicted : Plan::cannot_fold;
+}
+
+// A started digester, and the seq after which it is streamed events (-1: all of them).
+struct Running {
+  const DigesterInstance* digester;
+  int64_t after_seq = -1;
+};
+
+// The digesters due for one session, started (begin or resume) and ready for its events.
+struct Started {
+  std::vector<Running> running;
+  std::vector<std::string> cannot_fold;  // digester names
+  // Digesters that refused the state they saved (name, their message): given the whole session.
+  std::vector<std::pair<std::string, std::string>> refused_state;
+};
+
+// Resumes a kept session's digest from its saved state when the events it saw are unchanged;
+// otherwise (or when the digester refuses the state) begins it again from the first event.
+Running resume_growth(Store& store, const DigestCandidate& c, const SessionRow& session,
+                      const DigesterInstance& d, Started& started) {
+  const DigestCoverage covered = *c.digests.at(d.plugin().name).covered;
+  if (coverage_intact(store, c.uid, covered))
+    if (auto state = saved_state(store, c.uid, d.plugin().name)) try {
+        d.resume(session, *state);
+        return {&d, covered.seq};
+      } catch (const std::exception& e) {
+        started.refused_state.emplace_back(d.plugin().name, e.what());
+      }
+  d.begin(session);
+  return {&d, -1};
+}
+
+Started start_session(Store& store, const DigestCandidate& c, const SessionRow& session,
+                      const std::vector<std::unique_ptr<DigesterInstance>>& digesters,
+                      DigestReport& report) {
+  Started out;
+  for (const auto& d : digesters) {
+    switch (plan_for(c, *d)) {
+      case Plan::skip:
+        break;
+      case Plan::cannot_fold:
+        out.cannot_fold.push_back(d->plugin().name);
+        break;
+      case Plan::begin:
+        d->begin(session);
+        out.running.push_back({d.get()});
+        break;
+      case Plan::resume_growth:
+        out.running.push_back(resume_growth(store, c, session, *d, out));
+        break;
+      case Plan::resume_evicted:
+        try {
+          d->resume(session, base_state(store, c.uid, d->plugin().name).value_or(""));
+          out.running.push_back({d.get()});
+        } catch (const std::exception& e) {
+          report.problems.push_back(e.what());
+        }
+        break;
+    }
+  }
+  return out;
+}
+
+// Streams the session's events and usage to the started digesters and collects their digests;
+// `primary_json` receives the primary digester's. An evicted session's events that its base
+// state already holds (at covered offsets, or copies of records it saw) are skipped; a resumed
+// kept session's digester is streamed only the events after those its state saw.
+std::vector<DigestRow> digest_session(Store& store, const DigestCandidate& candidate,
+                                      const SessionRow& session,
+                                      const std::vector<Running>& running,
+                                      const std::string& primary,
+                                      std::optional<std::string>& primary_json,
+                                      DigestReport& report) {
+  std::vector<DigestRow> fresh;
+  if (running.empty()) return fresh;
+  const std::vector<uint64_t> seen = candidate.evicted
+                                         ? seen_records(store.database(), candidate.uid)
+                                         : std::vector<uint64_t>{};
+  int64_t from = running.front().after_seq, last_seq = -1;
+  for (const Running& r : running) from = std::min(from, r.after_seq);
+  store.for_each_event(candidate.uid, EventFilter{candidate.evicted, from},
+                       [&](const EventView& e) {
+                         last_seq = e.seq;
+                         if (!e.uid.empty() &&
+                             std::binary_search(seen.begin(), seen.end(),
+                                                seen_record_key(e.uid, e.ordinal)))
+                           return;
+                         for (const Running& r : running)
+                           if (e.seq > r.after_seq) r.digester->event(session, e);
+                       });
+  for (const auto& u : session_usage(store, candidate.uid))
+    for (const Running& r : running) r.digester->usage(session, u);
+  for (const Running& r : running) {
+    try {
+      DigestOutput out = r.digester->end(session);
+      DigestRow row;
+      row.digester = r.digester->plugin().name;
+      row.version = r.digester->plugin().version;
+      row.json = std::move(out.json);
+      row.state = std::move(out.state);
+      if (!candidate.evicted) row.covered = DigestCoverage{std::max(r.after_seq, last_seq)};
+      if (row.digester == primary) primary_json = row.json;
+      fresh.push_back(std::move(row));
+    } catch (const std::exception& e) {
+      report.problems.push_back(e.what());
+    }
+  }
+  return fresh;
+}
+
+// The digest pass commits a batch of sessions at a time (a few hundred, or half a second's
+// work): a COMMIT per session cost more than digesting a small grown session. A pass cut short
+// loses at most one batch, which the next sweep digests again.
+class DigestBatch {
+ public:
+  explicit DigestBatch(Database& db) : db_(db) {}
+  void open() {
+    if (tx_) return;
+    tx_.emplace(db_);
+    opened_ = std::chrono::steady_clock::now();
+    sessions_ = 0;
+  }
+  void session_written() {
+    if (++sessions_ >= 256 || std::chrono::steady_clock::now() - opened_ > kMaxOpen) commit();
+    else if (sessions_ % kStagedSessions == 0) flush_digests(db_);
+  }
+  void commit() {
+    if (!tx_) return;
+    struct Close {  // ends the batch however it ends: a failed flush or COMMIT rolls back
+      std::optional<Transaction>& tx;
+      ~Close() { tx.reset(); }
+    } close{tx_};
+    flush_digests(db_);  // the batch's digests and their search rows, in one statement
+    tx_->commit();
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kMaxOpen{500};
+  // Staged digests (write_digests) are flushed this often within a batch: one index segment
+  // per 32 sessions rather than per session, and the staging table's pages (held in memory)
+  // stay at 32 sessions' digests, about 100 KB, rather than a whole batch's.
+  static constexpr int kStagedSessions = 32;
+  Database& db_;
+  std::optional<Transaction> tx_;
+  std::chrono::steady_clock::time_point opened_;
+  int sessions_ = 0;
+};
+
+}  // namespace
+
+std::string primary_digester(const Config& config) {
+  return config.digesters.empty() ? std::string() : config.digesters.front();
+}
+
+DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Config& config) {
+  const auto start = std::chrono::steady_clock::now();
+  DigestReport report;
+  std::vector<std::unique_ptr<DigesterInstance>> digesters;
+  for (const auto& name : config.digesters) {
+    const PluginInfo* plugin = plugins.find(name);
+    if (!plugin || !plugin->digester) {
+      report.problems.push_back(fmt::format(
+          "digester '{}' is configured ([digest] digesters) but no digester plugin of that name "
+          "is loaded; its digests are not updated",
+          name));
+      continue;
+    }
+    auto settings = config.digester_settings.find(name);
+    try {
+      digesters.push_back(std::make_unique<DigesterInstance>(
+          *plugin, settings == config.digester_settings.end() ? "{}" : settings->second));
+    } catch (const std::exception& e) {
+      report.problems.push_back(e.what());
+    }
+  }
+  const std::string primary = primary_digester(config);
+  std::map<std::string, std::string> majors;
+  for (const auto& d : digesters) majors[d->plugin().name] = major_version(d->plugin().version);
+  std::map<std::string, int64_t> cannot_fold;  // digester -> grown evicted sessions
+  std::map<std::string, std::pair<int64_t, std::string>> refused;  // -> sessions, first reason
+  DigestBatch batch(store.database());
+  for (const auto& candidate : digest_candidates(store, majors)) {
+    try {
+      batch.open();
+      auto session = store.session(candidate.uid);
+      if (!session) continue;
+      Started started = start_session(store, candidate, *session, digesters, report);
+      for (const auto& name : started.cannot_fold) ++cannot_fold[name];
+      for (const auto& [name, why] : started.refused_state)
+        if (++refused[name].first == 1) refused[name].second = why;
+      std::optional<std::string> primary_json;
+      const std::vector<DigestRow> fresh = digest_session(store, candidate, *session,
+                                                          started.running, primary, primary_json,
+                                                          report);
+      // A session whose events are kept is tried again by the next sweep. The growth of an
+      // evicted one that no digester folded is not: its digests stay as they are, its usage is
+      // totalled, and it counts as analyzed until new records arrive (docs/digest.md).
+      if (fresh.empty() && !candidate.evicted) continue;
+      if (!primary_json && !primary.empty())
+        if (auto stored = find_digest(store, candidate.uid, primary)) primary_json = stored->json;
+      write_digests(store, candidate.uid, fresh, primary_json, now_ms());
+      batch.session_written();
+      if (fresh.empty()) continue;
+      ++report.sessions_digested;
+      if (std::any_of(started.running.begin(), started.running.end(),
+                      [](const Running& r) { return r.after_seq >= 0; }))
+        ++report.sessions_resumed;
+      for (const auto& row : fresh) ++report.by_digester[row.digester];
+    } catch (...) {
+      batch.commit();  // keep the sessions digested before the one that failed
+      throw;
+    }
+  }
+  batch.commit();
+  for (const auto& [name, n] : cannot_fold)
+    report.problems.push_back(fmt::format(
+        "digester '{}' cannot fold the growth of {} session(s) whose raw data was evicted (it "
+        "does not resume, or the store kept no state for it); their previous digests are kept and "
+        "they are not tried again until new records arrive",
+        name, n));
+  for (const auto& [name, r] : refused)
+    report.problems.push_back(fmt::format(
+        "digester '{}' refused the state it saved for {} grown session(s), which were digested "
+        "again from their first event (the first refusal: {})",
+        name, r.first, r.second));
+  refresh_usage_rollup(store.database());  // the days whose usage_days the pass changed
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace helix

@@ -1,0 +1,225 @@
+#include "plugins/adapter_instance.hpp"
+
+#include "privacy/redactor.hpp"
+#include "base/text.hpp"
+
+#include <array>
+#include <fmt/format.h>
+#include <stdexcept>
+
+// The host's definition of the ABI's opaque per-call context.
+struct helix_call {
+  helix::RecordBatch* batch = nullptr;
+  std::string error;
+  uint64_t last_payload_offset = UINT64_MAX;  // lets events of one record share one payload
+  std::string last_payload;                   // that payload as the adapter gave it
+  helix::RecordScan last_scan;                // what redacting that payload learnt
+  const helix::Redactor* redactor = nullptr;  // every text is redacted before it is kept
+  uint64_t last_utf8_warning = UINT64_MAX;    // the record last reported for invalid UTF-8
+};
+
+namespace helix {
+namespace {
+
+constexpr std::size_t kMaxStateBytes = 64 * 1024;
+constexpr std::size_t kSummaryChars = 200;
+
+// `s` as valid UTF-8, copied once; `repaired` (when given) is set when it needed repair.
+std::string text(helix_str s, bool* repaired = nullptr) {
+  if (!s.ptr) return {};
+  const std::string_view in(s.ptr, s.len);
+  if (is_valid_utf8(in)) return std::string(in);
+  if (repaired) *repaired = true;
+  return valid_utf8(in);
+}
+std::string_view view(helix_str s) { return s.ptr ? std::string_view(s.ptr, s.len) : ""; }
+
+void warn(helix_call* call, uint64_t offset, std::string category, std::string message) {
+  call->batch->warnings.push_back({offset, std::move(category), std::move(message)});
+}
+
+void set_error(helix_call* call, helix_str message) { call->error = text(message); }
+
+// `s` with its secrets replaced, counted for `session` (when the text belongs to one). Texts
+// are redacted whole, before any truncation, so no cut can leave half a secret unrecognised.
+// A text copied from the record `from` scanned is not searched again.
+std::string redacted(helix_call* call, std::string s, const std::string& session = {},
+                     const RecordScan* from = nullptr) {
+  if (!call->redactor || s.empty()) return s;
+  const int64_t n = call->redactor->redact_text(s, from);
+  if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
+  return s;
+}
+
+std::string redacted_record(helix_call* call, std::string s, const std::string& session = {},
+                            RecordScan* scan = nullptr) {
+  if (!call->redactor || s.empty()) return s;
+  const int64_t n = call->redactor->redact_record(s, scan);
+  if (n > 0 && !session.empty()) call->batch->redactions[session] += n;
+  return s;
+}
+
+// The index of the event's redacted payload in the batch (-1 without one), shared by the
+// events of one record; call->last_scan then describes that record.
+int64_t payload_index(helix_call* call, const helix_event* e, const std::string& session) {
+  if (e->payload.len == 0) return -1;
+  auto& payloads = call->batch->payloads;
+  if (call->last_payload_offset != e->source_offset || payloads.empty() ||
+      call->last_payload != view(e->payload)) {
+    call->last_payload = view(e->payload);
+    payloads.push_back(redacted_record(call, call->last_payload, session, &call->last_scan));
+    call->last_payload_offset = e->source_offset;
+  }
+  return static_cast<int64_t>(payloads.size()) - 1;
+}
+
+void emit_session(helix_call* call, const helix_session* s) {
+  if (s->native_id.len == 0) return warn(call, 0, "missing_session_id", "session record without id");
+  SessionRecord r;
+  r.native_id = text(s->native_id);
+  r.parent_native_id = text(s->parent_native_id);
+  r.cwd = redacted(call, text(s->cwd), r.native_id);
+  r.git_branch = redacted(call, text(s->git_branch), r.native_id);
+  r.model = text(s->model);
+  r.title = one_line(redacted(call, text(s->title), r.native_id), 500);
+  r.agent_version = text(s->agent_version);
+  r.started_at_ms = s->started_at_ms;
+  r.ended_at_ms = s->ended_at_ms;
+  call->batch->sessions.push_back(std::move(r));
+}
+
+// True when the record's raw bytes (first seen for this record) hold invalid UTF-8, even in
+// fields no event uses: the record is damaged and is counted as such.
+bool invalid_payload(const helix_call* call, const helix_event* e) {
+  return e->payload.len > 0 && call->last_payload_offset != e->source_offset &&
+         !is_valid_utf8(view(e->payload));
+}
+
+void emit_event(helix_call* call, const helix_event* e) {
+  if (e->session_id.len == 0)
+    return warn(call, e->source_offset, "missing_session_id", "event without a session id");
+  EventRecord r;
+  bool repaired = false;  // a text field of the event needed repair on its way in
+  r.session_id = text(e->session_id, &repaired);
+  r.source_offset = e->source_offset;
+  r.ordinal = e->ordinal;
+  r.flags = e->flags;
+  r.ts_ms = e->ts_ms;
+  r.kind = text(e->kind);
+  if (!is_known_event_kind(r.kind)) {
+    warn(call, e->source_offset, "unknown_event_kind",
+         fmt::format("adapter emitted kind '{}', stored as 'other'", r.kind));
+    r.kind = "other";
+  }
+  r.role = text(e->role);
+  r.tool = text(e->tool, &repaired);
+  r.uid = text(e->uid, &repaired);
+  r.parent_uid = text(e->parent_uid);
+  r.call_id = text(e->call_id);
+  const bool damaged_payload = invalid_payload(call, e);
+  r.payload_index = payload_index(call, e, r.session_id);
+  const RecordScan* scan = r.payload_index >= 0 ? &call->last_scan : nullptr;
+  r.summary = one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan),
+                       kSummaryChars);
+  r.text = text(e->text, &repaired);
+  r.model = text(e->model, &repaired);
+  if ((repaired || damaged_payload) &&
+      call->last_utf8_warning != e->source_offset) {
+    call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
+    warn(call, e->source_offset, "invalid_utf8",
+         "a record's text holds invalid UTF-8 or NUL bytes; stored with U+FFFD in their place");
+  }
+  r.text = redacted(call, std::move(r.text), r.session_id, scan);
+  call->batch->events.push_back(std::move(r));
+}
+
+void emit_usage(helix_call* call, const helix_usage* u) {
+  if (u->session_id.len == 0)
+    return warn(call, u->source_offset, "missing_session_id", "usage without a session id");
+  UsageRecord r;
+  r.session_id = text(u->session_id);
+  r.key = text(u->key);
+  r.model = text(u->model);
+  r.source_offset = u->source_offset;
+  r.flags = u->flags;
+  r.ts_ms = u->ts_ms;
+  auto clamp = [](int64_t v) { return v < 0 ? 0 : v; };
+  r.input_tokens = clamp(u->input_tokens);
+  r.output_tokens = clamp(u->output_tokens);
+  r.cache_read_tokens = clamp(u->cache_read_tokens);
+  r.cache_creation_tokens = clamp(u->cache_creation_tokens);
+  r.reasoning_tokens = clamp(u->reasoning_tokens);
+  r.cost_usd = u->cost_usd;
+  call->batch->usage.push_back(std::move(r));
+}
+
+void emit_warn(helix_call* call, uint64_t offset, helix_str category, helix_str message) {
+  std::string c = text(category);
+  warn(call, offset, c.empty() ? "adapter_warning" : c, redacted(call, text(message)));
+}
+
+void emit_save_state(helix_call* call, helix_str state) {
+  if (state.len > kMaxStateBytes) {
+    call->error = fmt::format("adapter state of {} bytes exceeds the {} byte limit", state.len,
+                              kMaxStateBytes);
+    return;
+  }
+  // Opaque to the host, but adapters carry unfinished records in it (Grok's open message).
+  call->batch->saved_state = redacted_record(call, std::string(view(state)));
+}
+
+const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
+                                 &set_error};
+const helix_emit_api kEmitApi = {sizeof(helix_emit_api), &emit_session, &emit_event,
+                                 &emit_usage,            &emit_warn,    &emit_save_state};
+
+helix_str c_str(std::string_view s) { return helix_str{s.data(), s.size()}; }
+
+}  // namespace
+
+bool is_known_event_kind(std::string_view kind) {
+  static constexpr std::array<std::string_view, 14> kKinds = {
+      "user_msg", "assistant_msg", "thinking", "tool_call",          "tool_result",
+      "error",    "test_run",      "edit",     "retry",              "human_intervention",
+      "decision", "lifecycle",     "completion", "other"};
+  for (auto k : kKinds)
+    if (k == kind) return true;
+  return false;
+}
+
+AdapterInstance::AdapterInstance(const PluginInfo& plugin, std::string_view config_json,
+                                 const Redactor* redactor)
+    : plugin_(plugin), redactor_(redactor) {
+  helix_call call;
+  if (plugin.adapter->create(&kHostApi, &call, c_str(config_json), &instance_) != HELIX_OK ||
+      !instance_)
+    throw std::runtime_error(fmt::format("adapter plugin '{}' ({}) failed to start: {}",
+                                         plugin.name, plugin.path.string(),
+                                         call.error.empty() ? "no reason given" : call.error));
+}
+
+AdapterInstance::~AdapterInstance() {
+  if (instance_) plugin_.adapter->destroy(instance_);
+}
+
+int AdapterInstance::probe(std::string_view path, std::string_view head, uint64_t size) const {
+  helix_probe_input in{sizeof(helix_probe_input), c_str(path), c_str(head), size};
+  int32_t score = plugin_.adapter->probe(instance_, &in);
+  return score < 0 ? 0 : (score > 100 ? 100 : score);
+}
+
+void AdapterInstance::parse(std::string_view path, uint32_t layout, uint64_t base_offset,
+                            std::string_view data, std::string_view state,
+                            RecordBatch& batch) const {
+  helix_call call;
+  call.batch = &batch;
+  call.redactor = redactor_;
+  helix_parse_input in{sizeof(helix_parse_input), c_str(path), layout, base_offset,
+                       c_str(data), c_str(state)};
+  helix_status status = plugin_.adapter->parse(instance_, &call, &in, &kEmitApi);
+  if (status != HELIX_OK || !call.error.empty())
+    throw std::runtime_error(fmt::format("adapter '{}' could not parse {}: {}", plugin_.name,
+                                         path, call.error.empty() ? "no reason given" : call.error));
+}
+
+}  // namespace helix

@@ -1,0 +1,43 @@
+// One live instance of an adapter plugin: probe and parse calls, with the emitted records
+// validated and copied into a RecordBatch.
+#pragma once
+
+#include "plugins/plugin_registry.hpp"
+#include "model/record_batch.hpp"
+
+#include <string_view>
+
+namespace helix {
+
+class Redactor;
+
+class AdapterInstance {
+ public:
+  // Throws std::runtime_error naming the plugin when its create() fails. With a redactor,
+  // every text the adapter emits is redacted before it is kept (the sweep always passes one).
+  AdapterInstance(const PluginInfo& plugin, std::string_view config_json = "{}",
+                  const Redactor* redactor = nullptr);
+  ~AdapterInstance();
+  AdapterInstance(const AdapterInstance&) = delete;
+  AdapterInstance& operator=(const AdapterInstance&) = delete;
+
+  const PluginInfo& plugin() const { return plugin_; }
+
+  // 0..100; a plugin fault counts as 0.
+  int probe(std::string_view path, std::string_view head, uint64_t size) const;
+
+  // Appends what the adapter emits to `batch`. Throws std::runtime_error with the adapter's
+  // message when it returns HELIX_ERROR.
+  void parse(std::string_view path, uint32_t layout, uint64_t base_offset, std::string_view data,
+             std::string_view state, RecordBatch& batch) const;
+
+ private:
+  const PluginInfo& plugin_;
+  helix_adapter* instance_ = nullptr;
+  const Redactor* redactor_ = nullptr;
+};
+
+// True for the event kinds of the normalized schema.
+bool is_known_event_kind(std::string_view kind);
+
+}  // namespace helix

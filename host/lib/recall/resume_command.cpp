@@ -1,0 +1,75 @@
+// Resume commands per flavor (see resume_command.hpp). Each command is the agent's documented
+// or observed way to continue a session by id; see docs/operations.md for the sources.
+#include "recall/resume_command.hpp"
+
+#include <fmt/format.h>
+
+namespace helix {
+namespace {
+
+ResumePlan refuse(std::string reason) {
+  ResumePlan p;
+  p.reason = std::move(reason);
+  return p;
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789-_./:=@%+,") == std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string ResumePlan::shell_line() const {
+  std::string line;
+  for (const auto& word : argv) line += (line.empty() ? "" : " ") + shell_quote(word);
+  return cwd.empty() ? line : fmt::format("cd {} && {}", shell_quote(cwd), line);
+}
+
+ResumePlan plan_resume(const SessionRow& s, const std::string& adapter, bool source_exists,
+                       bool cwd_exists) {
+  std::vector<std::string> argv;
+  if (s.flavor == "claude") {
+    if (!s.parent_uid.empty())
+      return refuse(
+          fmt::format("{} is a subagent conversation, which Claude Code does not "
+                      "resume on its own; resume its parent {}",
+                      s.uid, s.parent_uid));
+    argv = {"claude", "--resume", s.native_id};
+  } else if (s.flavor == "codex") {
+    if (adapter == "codex-legacy")
+      return refuse(
+          fmt::format("{} was written by a Codex CLI older than rust-v0.32 (TypeScript "
+                      "JSON or bare-item JSONL); 'codex resume' reads only the later "
+                      "rollout format",
+                      s.uid));
+    argv = {"codex", "resume", s.native_id};
+  } else if (s.flavor == "grok") {
+    argv = {"grok", "-r", s.native_id};
+  } else {
+    return refuse(fmt::format("helix-host does not know how {} resumes a session", s.flavor));
+  }
+  if (!source_exists)
+    return refuse(
+        fmt::format("the transcript of {} is no longer on disk ({}), so {} cannot "
+                    "resume it",
+                    s.uid, s.source_path, argv.front()));
+  if (s.cwd.empty())
+    return refuse(
+        fmt::format("the working directory of {} is not known; {} resumes sessions "
+                    "per directory",
+                    s.uid, argv.front()));
+  if (!cwd_exists)
+    return refuse(fmt::format("the working directory of {} ({}) no longer exists", s.uid, s.cwd));
+  ResumePlan p;
+  p.possible = true;
+  p.argv = std::move(argv);
+  p.cwd = s.cwd;
+  return p;
+}
+
+}  // namespace helix

@@ -1,0 +1,466 @@
+#include "store/digest_store.hpp"
+
+#include "base/semver.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+#include <set>
+#include <stdexcept>
+
+namespace helix {
+
+namespace {
+
+int64_t scalar(Database& db, const std::string& sql, const std::string& param = {}) {
+  auto st = db.prepare(sql);
+  if (!param.empty()) st.bind(1, param);
+  st.step();
+  return st.integer(0);
+}
+
+// The uids of sessions some configured digester may owe a digest (see digest_candidates).
+std::set<std::string> owing_sessions(Database& db,
+                                     const std::map<std::string, std::string>& majors) {
+  std::set<std::string> uids;
+  auto collect = [&](Statement& st) {
+    while (st.step()) uids.insert(st.text(0));
+  };
+  {  // the partial index sessions_stale holds exactly these rows
+    auto stale = db.prepare(
+        "SELECT uid FROM sessions WHERE analyzed_at_ms IS NULL OR ingested_at_ms > "
+        "analyzed_at_ms");
+    collect(stale);
+  }
+  std::vector<std::pair<std::string, std::string>> other_majors;
+  auto versions = db.prepare("SELECT DISTINCT digester, digester_version FROM digests");
+  while (versions.step()) {
+    auto it = majors.find(versions.text(0));
+    if (it != majors.end() && major_version(versions.text(1)) != it->second)
+      other_majors.emplace_back(versions.text(0), versions.text(1));
+  }
+  for (const auto& [digester, version] : other_majors) {
+    auto st = db.prepare(
+        "SELECT session_uid FROM digests WHERE digester = ? AND digester_version = ?");
+    st.bind(1, digester).bind(2, version);
+    collect(st);
+  }
+  const int64_t sessions = scalar(db, "SELECT COUNT(*) FROM sessions");
+  for (const auto& [digester, major] : majors) {
+    if (scalar(db, "SELECT COUNT(*) FROM digests WHERE digester = ?", digester) >= sessions)
+      continue;  // every session has one
+    auto missing = db.prepare(R"sql(
+      SELECT uid FROM sessions s WHERE NOT EXISTS
+        (SELECT 1 FROM digests d WHERE d.session_uid = s.uid AND d.digester = ?))sql");
+    missing.bind(1, digester);
+    collect(missing);
+  }
+  return uids;
+}
+
+}  // namespace
+
+std::vector<DigestCandidate> digest_candidates(Store& store,
+                                               const std::map<std::string, std::string>& majors) {
+  auto& db = store.database();
+  std::vector<DigestCandidate> out;
+  auto session = db.prepare(
+      "SELECT COALESCE(ingested_at_ms, 0), evicted_at_ms IS NOT NULL FROM sessions WHERE uid = ?");
+  auto digests = db.prepare(R"sql(
+    SELECT digester, digester_version, digested_at_ms, base_state IS NOT NULL,
+      state IS NOT NULL, covered_seq, covered_events, covered_untimed
+    FROM digests WHERE session_uid = ?)sql");
+  for (const auto& uid : owing_sessions(db, majors)) {
+    DigestCandidate c;
+    c.uid = uid;
+    session.bind(1, uid);
+    if (session.step()) {
+      c.ingested_at_ms = session.integer(0);
+      c.evicted = session.integer(1) != 0;
+    }
+    session.reset();
+    digests.bind(1, uid);
+    while (digests.step()) {
+      DigestRow d;
+      d.session_uid = uid;
+      d.digester = digests.text(0);
+      d.version = digests.text(1);
+      d.digested_at_ms = digests.integer(2);
+      d.has_base_state = digests.integer(3) != 0;
+      d.has_state = digests.integer(4) != 0;
+      if (!digests.is_null(5) && !digests.is_null(6) && !digests.is_null(7))
+        d.covered = DigestCoverage{digests.integer(5), digests.integer(6), digests.integer(7)};
+      c.digests[d.digester] = std::move(d);
+    }
+    digests.reset();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::optional<std::string> base_state(Store& store, const std::string& uid,
+                                      const std::string& digester) {
+  auto st = store.database().cached(
+      "SELECT base_state FROM digests WHERE session_uid = ? AND digester = ? AND base_state IS "
+      "NOT NULL");
+  st->bind(1, uid).bind(2, digester);
+  if (!st->step()) return std::nullopt;
+  return st->blob(0);
+}
+
+std::optional<std::string> saved_state(Store& store, const std::string& uid,
+                                       const std::string& digester) {
+  auto st = store.database().cached(
+      "SELECT state FROM digests WHERE session_uid = ? AND digester = ? AND state IS NOT NULL");
+  st->bind(1, uid).bind(2, digester);
+  if (!st->step()) return std::nullopt;
+  return st->blob(0);
+}
+
+namespace {
+
+constexpr const char* kCoverageCount = R"sql(
+  SELECT COUNT(*), COUNT(*) - COUNT(ts_ms) FROM events
+  WHERE session_uid = ? AND shadowed = 0 AND seq <= ?)sql";
+
+}  // namespace
+
+bool coverage_intact(Store& store, const std::string& uid, const DigestCoverage& covered) {
+  auto st = store.database().cached(kCoverageCount);
+  st->bind(1, uid).bind(2, covered.seq);
+  st->step();
+  return st->integer(0) == covered.events && st->integer(1) == covered.untimed;
+}
+
+std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
+  auto lease = store.database().cached(R"sql(
+    SELECT key, COALESCE(model, ''), COALESCE(ts_ms, 0), source_offset, input_tokens,
+      output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, is_sidechain,
+      COALESCE(cost_usd, -1)
+    FROM usage WHERE session_uid = ? ORDER BY COALESCE(ts_ms, 0), key)sql");
+  Statement& st = *lease;
+  st.bind(1, uid);
+  std::vector<StoredUsage> out;
+  while (st.step()) {
+    StoredUsage u;
+    u.key = st.text(0);
+    u.model = st.text(1);
+    u.ts_ms = st.integer(2);
+    u.source_offset = st.integer(3);
+    u.input_tokens = st.integer(4);
+    u.output_tokens = st.integer(5);
+    u.cache_read_tokens = st.integer(6);
+    u.cache_creation_tokens = st.integer(7);
+    u.reasoning_tokens = st.integer(8);
+    u.is_sidechain = st.integer(9) != 0;
+    u.cost_usd = st.real(10);
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+namespace {
+
+// A store last written by a helix-host without Tier 2 (schema version 1) has no digests yet.
+void require_tier2(Store& store) {
+  auto st_lease = store.database().cached(
+      "SELECT COUNT(*) FROM sqlite_schema WHERE name IN ('digests', 'usage_days')");
+  Statement& st = *st_lease;
+  st.step();
+  if (st.integer(0) < 2)
+    throw std::runtime_error(fmt::format(
+        "the store {} has no digests yet (it predates them); run 'helix-host sweep' first",
+        store.path().string()));
+}
+
+}  // namespace
+
+std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
+                                     const std::string& digester) {
+  require_tier2(store);
+  auto st_lease = store.database().cached(
+      "SELECT digester_version, digested_at_ms, json FROM digests WHERE session_uid = ? AND "
+      "digester = ?");
+  Statement& st = *st_lease;
+  st.bind(1, uid).bind(2, digester);
+  if (!st.step()) return std::nullopt;
+  DigestRow row;
+  row.session_uid = uid;
+  row.digester = digester;
+  row.version = st.text(0);
+  row.json = st.text(2);
+  row.digested_at_ms = st.integer(1);
+  return row;
+}
+
+namespace {
+
+// One usage_days row's values: a session's calls and tokens on one day with one model.
+struct UsageDay {
+  int64_t calls = 0, input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
+  std::optional<double> cost;  // from the primary digest; none when it names none
+  bool operator==(const UsageDay&) const = default;
+};
+using UsageDays = std::map<std::pair<std::string, std::string>, UsageDay>;  // (day, model)
+
+UsageDay usage_day(const Statement& st, int first) {
+  UsageDay d;
+  d.calls = st.integer(first);
+  d.input = st.integer(first + 1);
+  d.output = st.integer(first + 2);
+  d.cache_read = st.integer(first + 3);
+  d.cache_creation = st.integer(first + 4);
+  d.reasoning = st.integer(first + 5);
+  if (!st.is_null(first + 6)) d.cost = st.real(first + 6);
+  return d;
+}
+
+// The session's usage_days rows as its usage ledger (kept across eviction) gives them, so
+// never double counted. The day of a call without a time is the session's first day.
+UsageDays ledger_days(Database& db, const std::string& uid) {
+  auto st = db.cached(R"sql(
+    SELECT COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
+                    strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown'),
+      COALESCE(u.model, ''), COUNT(*), SUM(u.input_tokens), SUM(u.output_tokens),
+      SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), SUM(u.reasoning_tokens), NULL
+    FROM usage u JOIN sessions s ON s.uid = u.session_uid
+    WHERE u.session_uid = ? GROUP BY 1, 2)sql");
+  st->bind(1, uid);
+  UsageDays out;
+  while (st->step()) out[{st->text(0), st->text(1)}] = usage_day(*st, 2);
+  return out;
+}
+
+UsageDays stored_days(Database& db, const std::string& uid) {
+  auto st = db.cached(R"sql(
+    SELECT day, model, calls, input_tokens, output_tokens, cache_read_tokens,
+      cache_creation_tokens, reasoning_tokens, cost_usd
+    FROM usage_days WHERE session_uid = ?)sql");
+  st->bind(1, uid);
+  UsageDays out;
+  while (st->step()) out[{st->text(0), st->text(1)}] = usage_day(*st, 2);
+  return out;
+}
+
+// The primary digest's costs (its usage_by_day) on the rows of `days` they name.
+void apply_costs(const boost::json::object& primary, UsageDays& days) {
+  const auto* by_day = primary.if_contains("usage_by_day");
+  if (!by_day || !by_day->is_array()) return;
+  for (const auto& v : by_day->get_array()) {
+    const auto* row = v.if_object();
+    if (!row) continue;
+    const auto* c = row->if_contains("cost_usd");
+    const auto* day = row->if_contains("day");
+    const auto* model = row->if_contains("model");
+    if (!c || !c->is_number() || !day || !day->is_string() || !model || !model->is_string())
+      continue;
+    auto it = days.find({std::string(day->get_string()), std::string(model->get_string())});
+    if (it != days.end()) it->second.cost = c->to_number<double>();
+  }
+}
+
+// Brings the session's usage_days rows to `fresh`, writing only the rows that differ: the
+// rollup triggers then mark only the days whose totals changed, and a grown session's
+// earlier days are neither rewritten nor summed again.
+void write_usage_days(Database& db, const std::string& uid, const UsageDays& fresh) {
+  const UsageDays stored = stored_days(db, uid);
+  auto remove = db.cached("DELETE FROM usage_days WHERE session_uid = ? AND day = ? AND model = ?");
+  for (const auto& [key, day] : stored)
+    if (!fresh.count(key)) remove->bind(1, uid).bind(2, key.first).bind(3, key.second).run();
+  // An UPDATE and an INSERT, not an upsert: an upsert's conflict handling would override the
+  // OR IGNORE of the rollup triggers' own inserts.
+  auto update = db.cached(R"sql(
+    UPDATE usage_days SET calls = ?4, input_tokens = ?5, output_tokens = ?6,
+      cache_read_tokens = ?7, cache_creation_tokens = ?8, reasoning_tokens = ?9, cost_usd = ?10
+    WHERE session_uid = ?1 AND day = ?2 AND model = ?3)sql");
+  auto insert = db.cached(R"sql(
+    INSERT INTO usage_days (session_uid, day, model, calls, input_tokens, output_tokens,
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  for (const auto& [key, day] : fresh) {
+    auto it = stored.find(key);
+    if (it != stored.end() && it->second == day) continue;
+    Statement& put = it == stored.end() ? *insert : *update;
+    put.bind(1, uid).bind(2, key.first).bind(3, key.second).bind(4, day.calls)
+        .bind(5, day.input).bind(6, day.output).bind(7, day.cache_read)
+        .bind(8, day.cache_creation).bind(9, day.reasoning);
+    if (day.cost) put.bind(10, *day.cost); else put.bind_null(10);
+    put.run();
+  }
+}
+
+// The session fields the host keeps from the primary digest (its per-day costs go to
+// apply_costs).
+void apply_primary(Database& db, const std::string& uid, const boost::json::object& o) {
+  auto text = [&](const char* key) -> std::string {
+    auto* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  auto session = db.cached(
+      "UPDATE sessions SET outcome = COALESCE(NULLIF(?, ''), outcome), task_ref = ? WHERE uid = ?");
+  session->bind(1, text("outcome")).bind_text_or_null(2, text("task_ref")).bind(3, uid).run();
+}
+
+}  // namespace
+
+namespace {
+
+// Digest rows wait here until flush_digests (one statement for the batch, see the header).
+// A temporary table: the connection's own, rolled back with the caller's transaction.
+void stage_digests(Database& db, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   int64_t now_ms) {
+  // Compiled once per connection (cached), run per session: a rollback may have dropped it.
+  db.cached(R"sql(
+    CREATE TEMP TABLE IF NOT EXISTS digests_staged (session_uid TEXT NOT NULL,
+      digester TEXT NOT NULL, digester_version TEXT NOT NULL, digested_at_ms INTEGER NOT NULL,
+      json TEXT NOT NULL, state BLOB, covered_seq INTEGER, covered_events INTEGER,
+      covered_untimed INTEGER))sql")->run();
+  auto put = db.cached(R"sql(
+    INSERT INTO temp.digests_staged (session_uid, digester, digester_version, digested_at_ms,
+      json, state, covered_seq, covered_events, covered_untimed)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  auto count = db.cached(kCoverageCount);
+  for (const auto& d : fresh) {
+    put->bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
+    if (d.state.empty()) put->bind_null(6); else put->bind_blob(6, d.state);
+    if (d.state.empty() || !d.covered) {
+      for (int i = 7; i <= 9; ++i) put->bind_null(i);
+    } else {
+      count->bind(1, uid).bind(2, d.covered->seq);
+      count->step();
+      put->bind(7, d.covered->seq).bind(8, count->integer(0)).bind(9, count->integer(1));
+      count->reset();
+    }
+    put->run();
+  }
+}
+
+}  // namespace
+
+void flush_digests(Database& db) {
+  auto staged = db.cached(
+      "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'digests_staged')");
+  staged->step();
+  if (staged->integer(0) == 0) return;
+  staged->reset();
+  db.exec(R"sql(
+    INSERT INTO digests (session_uid, digester, digester_version, digested_at_ms, json, state,
+      covered_seq, covered_events, covered_untimed)
+    SELECT session_uid, digester, digester_version, digested_at_ms, json, state, covered_seq,
+      covered_events, covered_untimed
+    FROM temp.digests_staged WHERE true ORDER BY rowid
+    ON CONFLICT (session_uid, digester) DO UPDATE SET digester_version = excluded.digester_version,
+      digested_at_ms = excluded.digested_at_ms, json = excluded.json,
+      state = excluded.state, covered_seq = excluded.covered_seq,
+      covered_events = excluded.covered_events, covered_untimed = excluded.covered_untimed;
+    DELETE FROM temp.digests_staged;)sql");
+}
+
+void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   const std::optional<std::string>& primary_json, int64_t now_ms) {
+  auto& db = store.database();
+  const bool own_transaction = !db.in_transaction();
+  Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
+  stage_digests(db, uid, fresh, now_ms);
+  UsageDays days = ledger_days(db, uid);
+  auto analyzed_lease = db.cached("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
+  Statement& analyzed = *analyzed_lease;
+  analyzed.bind(1, now_ms).bind(2, uid).run();
+  if (primary_json) {
+    boost::system::error_code ec;
+    auto doc = boost::json::parse(*primary_json, ec);
+    if (!ec && doc.is_object()) {
+      apply_primary(db, uid, doc.get_object());
+      apply_costs(doc.get_object(), days);
+    }
+  }
+  write_usage_days(db, uid, days);
+  if (own_transaction) flush_digests(db);
+  tx.release();
+}
+
+void refresh_usage_rollup(Database& db) {
+  Transaction tx(db);
+  db.exec(R"sql(
+    DELETE FROM usage_rollup WHERE day IN (SELECT day FROM usage_rollup_stale);
+    INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens,
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+    SELECT d.day, d.model, s.flavor, SUM(d.calls), SUM(d.input_tokens), SUM(d.output_tokens),
+      SUM(d.cache_read_tokens), SUM(d.cache_creation_tokens), SUM(d.reasoning_tokens),
+      TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day IN (SELECT day FROM usage_rollup_stale)
+    GROUP BY d.day, d.model, s.flavor;
+    DELETE FROM usage_rollup_stale;)sql");
+  tx.commit();
+}
+
+namespace {
+
+// The rollup is current when it exists (a read-only open does not migrate an older store) and
+// no day awaits a refresh (the digest pass refreshes at its end; a crash may leave some).
+bool rollup_current(Database& db) {
+  auto st = db.prepare(R"sql(
+    SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'usage_rollup_stale'))sql");
+  st.step();
+  if (st.integer(0) == 0) return false;
+  auto stale = db.prepare("SELECT EXISTS (SELECT 1 FROM usage_rollup_stale)");
+  stale.step();
+  return stale.integer(0) == 0;
+}
+
+// The grouping key of `by` in usage_days joined with sessions, and in usage_rollup ("" when
+// the rollup cannot answer it).
+struct UsageKey {
+  const char* joined;
+  const char* rollup;
+};
+
+}  // namespace
+
+std::vector<UsageLine> usage_report(Store& store, const std::string& by,
+                                    const std::string& since_day, const std::string& flavor,
+                                    UsageSource source) {
+  static const std::map<std::string, UsageKey> kKeys = {
+      {"day", {"d.day", "day"}},
+      {"session", {"d.session_uid", ""}},
+      {"model", {"d.model", "model"}},
+      {"repo", {"COALESCE(s.repo, '')", ""}},
+      {"flavor", {"s.flavor", "flavor"}}};
+  require_tier2(store);
+  auto key = kKeys.find(by);
+  if (key == kKeys.end())
+    throw std::invalid_argument(fmt::format(
+        "--by must be day, session, model, repo or flavor, not '{}'", by));
+  auto& db = store.database();
+  const bool from_rollup = source == UsageSource::rollup_when_current &&
+                           *key->second.rollup != '\0' && rollup_current(db);
+  auto st = db.prepare(from_rollup ? fmt::format(R"sql(
+    SELECT {0}, SUM(input_tokens), SUM(output_tokens), SUM(cache_creation_tokens),
+      SUM(cache_read_tokens), SUM(reasoning_tokens), SUM(calls), TOTAL(cost_usd)
+    FROM usage_rollup
+    WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
+                                                 key->second.rollup)
+                                   : fmt::format(R"sql(
+    SELECT {0}, SUM(d.input_tokens), SUM(d.output_tokens), SUM(d.cache_creation_tokens),
+      SUM(d.cache_read_tokens), SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
+                                                 key->second.joined));
+  st.bind(1, since_day).bind(2, flavor);
+  std::vector<UsageLine> out;
+  while (st.step()) {
+    UsageLine l;
+    l.key = st.text(0);
+    l.input_tokens = st.integer(1);
+    l.output_tokens = st.integer(2);
+    l.cache_creation_tokens = st.integer(3);
+    l.cache_read_tokens = st.integer(4);
+    l.reasoning_tokens = st.integer(5);
+    l.calls = st.integer(6);
+    l.cost_usd = st.real(7);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace helix

@@ -1,0 +1,105 @@
+// Tier 2 in the store: digests per (session, digester), the per-day token table, and the reads
+// the digest runner and the digest, env and usage commands need.
+#pragma once
+
+#include "store/store.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace helix {
+
+// What a digest's state has seen of its session's kept events (schema.cpp, version 9): the
+// events up to `seq`, `events` of them visible, `untimed` of those without a time.
+struct DigestCoverage {
+  int64_t seq = 0, events = 0, untimed = 0;
+};
+
+struct DigestRow {
+  std::string session_uid, digester, version, json;
+  int64_t digested_at_ms = 0;
+  std::string state;            // the digester's resumable state with this digest ("" = none)
+  bool has_base_state = false;  // a state as of the last eviction is stored (candidates only)
+  bool has_state = false;       // `state` is stored (candidates only)
+  // Candidates: what the stored state has seen. Fresh rows: the highest seq the state has seen
+  // (events and untimed are counted when the row is written).
+  std::optional<DigestCoverage> covered;
+};
+
+
+// What decides whether a session needs digesting.
+struct DigestCandidate {
+  std::string uid;
+  int64_t ingested_at_ms = 0;
+  bool evicted = false;                        // its earlier raw events are gone
+  std::map<std::string, DigestRow> digests;    // by digester name (json and state left empty)
+};
+
+// The sessions some configured digester may owe a digest, with what is known of their digests:
+// those with records newer than their last analysis (an indexed lookup), those digested by
+// another major version of a configured digester, and those a configured digester has no
+// digest of. `majors` maps each configured digester to its major version. A no-op sweep reads
+// indexes only.
+std::vector<DigestCandidate> digest_candidates(Store& store,
+                                               const std::map<std::string, std::string>& majors);
+
+// The state the digester's digest of `uid` had when the session was last evicted.
+std::optional<std::string> base_state(Store& store, const std::string& uid,
+                                      const std::string& digester);
+
+// The state stored with the digester's current digest of `uid`.
+std::optional<std::string> saved_state(Store& store, const std::string& uid,
+                                       const std::string& digester);
+
+// The session's visible events at or below `seq` are still those a digest counted (none was
+// deleted or gained a time since), so its state can be resumed with the events above `seq`.
+bool coverage_intact(Store& store, const std::string& uid, const DigestCoverage& covered);
+
+std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
+
+std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
+                                     const std::string& digester);
+
+// Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
+// usage_days rows from the usage ledger with costs from `primary` (the primary digester's
+// digest, fresh or stored), and sets analyzed_at, outcome and task_ref (from `primary`), all or
+// nothing: a transaction of its own, or a savepoint in the caller's (the digest pass's batch).
+// Inside the caller's transaction the digest rows are staged, and reach `digests` (and the
+// search index, by trigger) when the caller runs flush_digests before it commits: FTS5 writes
+// a new index segment at the end of every statement that changes it, which cost a sixth of
+// the digest pass when each session's digests were a statement of their own.
+void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
+                   const std::optional<std::string>& primary_json, int64_t now_ms);
+
+// Moves the digests write_digests staged in this transaction into `digests`, in one statement.
+void flush_digests(Database& db);
+
+// Recomputes the usage_rollup rows of the days usage_days triggers marked stale, from
+// usage_days, and clears the marks, in one transaction. The digest pass calls it at its end.
+void refresh_usage_rollup(Database& db);
+
+// Where usage_report reads: usage_rollup when it answers the grouping and no day is stale
+// (the default), or usage_days itself always (what the rollup must agree with).
+enum class UsageSource { rollup_when_current, usage_days };
+
+// Token and cost totals of usage_days grouped by `by` (day, session, model, repo, flavor),
+// for days from `since_day` (YYYY-MM-DD, "" = all) and sessions of `flavor` ("" = all).
+// Token sums are the same from either source; a cost may differ in floating-point rounding.
+struct UsageLine {
+  std::string key;
+  int64_t input_tokens = 0, output_tokens = 0, cache_creation_tokens = 0, cache_read_tokens = 0,
+          reasoning_tokens = 0, calls = 0;
+  double cost_usd = 0;
+};
+std::vector<UsageLine> usage_report(Store& store, const std::string& by,
+                                    const std::string& since_day, const std::string& flavor,
+                                    UsageSource source = UsageSource::rollup_when_current);
+
+// The Tier 2 tables, for the status size measurement and for documentation.
+inline constexpr const char* kTier2Tables[] = {
+    "digests",         "usage_days",          "usage",        "usage_rollup", "usage_rollup_stale",
+    "digest_coverage", "digest_seen_records"};
+
+}  // namespace helix

@@ -1,0 +1,56 @@
+// The write side of full-text search: which event texts are indexed (FTS5 table search_events,
+// rowid = events.id, text read back from the payload packs) and the title derived from a
+// session's first prompt.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "store/database.hpp"
+
+struct sqlite3;
+
+namespace helix {
+
+struct EventRecord;
+
+// Indexed kinds: prompts, answers, tool calls (name and command or arguments), errors,
+// interventions and decisions. Tool results and thinking are not (size; see docs/schema.md).
+// The view search_event_texts (schema version 8) lists the same kinds.
+bool is_searchable_kind(std::string_view kind);
+
+// What column `body` indexes for an event text: the string values of a JSON argument object,
+// at most 32 KiB.
+std::string indexed_body(std::string_view text);
+
+// The first prompt as a one-line title: leading <tag>...</tag> blocks (slash commands, IDE
+// context, shell input) are dropped; "" when nothing is left.
+std::string title_from_prompt(std::string_view prompt);
+
+// Registers helix_search_body(pack, text_off, text_len) on a connection: the indexed body of an
+// event text held in a zstd payload pack ("" without text). search_events keeps no copy of the
+// text; its content view and its delete trigger read it back through this function, so every
+// connection that reads snippets or deletes events needs it.
+void register_search_functions(sqlite3* db);
+
+// Adds the events of one commit to the index, in the commit's transaction. Rows leave the index
+// by trigger when their event row is deleted (new generation, eviction).
+class SearchIndexWriter {
+ public:
+  explicit SearchIndexWriter(Database& db);
+  // `event_id` is the stored row and `text` the text stored in its pack; shadows are indexed
+  // too (search shows visible rows only), so a promoted shadow is findable without re-indexing.
+  void add(int64_t event_id, const std::string& session_uid, const std::string& kind,
+           const std::string& tool, const std::string& text, bool shadow);
+
+ private:
+  Statement insert_, title_;
+};
+
+// Rewrites the Tier 1 index compactly. Deleted rows leave tombstones in FTS5's segments until
+// they merge; retention calls this after an eviction pass (before the incremental vacuum), so
+// the index's pages really go back to the file system.
+void compact_search_index(Database& db);
+
+}  // namespace helix

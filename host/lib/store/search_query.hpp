@@ -1,0 +1,37 @@
+// The read side of full-text search: ranked hits over Tier 1 event texts and, for sessions whose
+// Tier 1 rows are gone, over their Tier 2 digests.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "store/database.hpp"
+
+namespace helix {
+
+struct SearchQuery {
+  std::string match;               // FTS5 query syntax: words, "phrases", prefix*, AND/OR/NOT
+  std::string flavor, repo, kind;  // kind "digest" selects Tier 2 hits only
+  int64_t since_ms = 0;            // hits at or after this time
+  int64_t limit = 20;
+  std::string mark_open = "**", mark_close = "**";  // around matched terms in snippets
+};
+
+struct SearchHit {
+  std::string session_uid, flavor, repo, title, kind, tool, snippet;
+  int64_t ts_ms = 0;  // the event's time; for a digest hit the session's end
+  int64_t seq = -1;   // the event's seq; -1 for a digest hit
+  double rank = 0;    // bm25: lower is better
+};
+
+// A query FTS5 cannot parse; the message says why.
+struct SearchSyntaxError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Best first. Throws SearchSyntaxError for a malformed query.
+std::vector<SearchHit> search(Database& db, const SearchQuery& query);
+
+}  // namespace helix

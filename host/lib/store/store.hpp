@@ -1,0 +1,140 @@
+// The Helix store: one SQLite file holding Tier 1 (sources, events, payload packs), the usage
+// ledger (Tier 2: kept across eviction) and the session rows. Each ingested chunk and its
+// cursor commit together (a sweep batches chunks).
+#pragma once
+
+#include "store/database.hpp"
+#include "model/record_batch.hpp"
+#include "model/rows.hpp"
+#include "model/source_cursor.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace helix {
+
+class SearchIndexWriter;
+
+
+struct StoreStatus {
+  int64_t sessions = 0, events = 0, sources = 0, tier1_bytes = 0, tier2_bytes = 0,
+          file_bytes = 0, warnings = 0;
+  std::vector<std::pair<std::string, int64_t>> sources_by_state;
+};
+
+// A write batch that is gone as a whole: its COMMIT failed, or SQLite rolled its transaction
+// back after an error (a full disk, an I/O error). Every chunk and cursor it held is undone, so
+// each source keeps its stored cursor from before the batch; what() is the cause.
+class BatchLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What one committed chunk added.
+struct CommitStats {
+  int64_t events_added = 0, events_skipped_as_copies = 0, usage_records = 0;
+};
+
+class Store {
+ public:
+  // Opens or creates the store file (its directory is created private to the user).
+  explicit Store(const std::filesystem::path& db_file, bool read_only = false);
+  ~Store();
+
+  const std::filesystem::path& path() const { return db_.path(); }
+  Database& database() { return db_; }
+
+  std::optional<SourceCursor> find_source(const std::string& path);
+  // The oldest cursor (lowest id) of the file with this device and inode.
+  std::optional<SourceCursor> find_source_by_identity(uint64_t dev, uint64_t ino);
+  std::vector<SourceCursor> all_sources();
+  // Every cursor's summary in path order, one at a time (nothing is held): the caller must
+  // not write to the store from `each`.
+  void scan_sources(const std::function<void(const SourceSummary&)>& each);
+  // Inserts or updates the cursor row outside of any chunk (claims, visits, state changes).
+  void save_source(SourceCursor& cursor);
+
+  // Stores one parsed chunk and the advanced cursor atomically. With `new_generation`, every
+  // row the source produced before is deleted in the same transaction. `input_bytes` (what
+  // the chunk read) counts towards the open batch's volume. In a batch, a failed chunk leaves
+  // the batch's other chunks alone, or throws BatchLost when it took the batch with it.
+  CommitStats commit_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
+                           int64_t input_bytes = 0);
+
+  // Batched writes, for a sweep: until end_batch, chunks (each in a savepoint) and cursor
+  // updates share one transaction, committed once about `max_bytes` of input or `max_age`
+  // has accumulated. Every cursor moves in the transaction holding its rows, so a crash or a
+  // lost batch (BatchLost, from any write or commit) leaves each cursor with the rows it had:
+  // what was lost is read again, nothing twice, provided the caller writes no more chunks of
+  // a source whose chunks were lost (its cursor in memory is ahead of the stored one). From
+  // the first batch on, the connection checkpoints the WAL every 8192 pages rather than every
+  // thousand, and end_batch does not checkpoint: what follows (the digest pass) writes too,
+  // and the WAL is folded in once, past 8192 pages or when the last connection closes.
+  void begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age);
+  void commit_if_due();
+  void end_batch();
+
+  std::vector<SessionRow> sessions(const SessionFilter& filter);
+  // The same sessions in the same order, one at a time: memory does not grow with the store.
+  void for_each_session(const SessionFilter& filter,
+                        const std::function<void(const SessionRow&)>& visit);
+  std::optional<SessionRow> session(const std::string& uid);
+  std::vector<EventRow> events(const std::string& uid, bool with_bodies);
+  // The session's visible events in seq order with their texts, one at a time: only the pack
+  // of the current event is held decompressed, so memory does not grow with the session.
+  void for_each_event(const std::string& uid, const EventFilter& filter,
+                      const std::function<void(const EventView&)>& visit);
+  StoreStatus status();
+
+ private:
+  CommitStats commit_alone(SourceCursor& cursor, const RecordBatch& batch, bool new_generation);
+  CommitStats add_to_batch(SourceCursor& cursor, const RecordBatch& batch, bool new_generation);
+  CommitStats write_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation);
+  void write_source(SourceCursor& cursor);
+  void commit_batch();
+  // Closes the open batch after SQLite undid it or it cannot commit, search entries included.
+  BatchLost lose_batch(const std::exception& cause);
+  // From a catch block: rethrows, as BatchLost when SQLite undid the open batch with the write.
+  [[noreturn]] void rethrow_failed_write(const std::exception& e);
+  void index_pending_search();
+  void delete_source_rows(int64_t source_id);
+  void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
+  void query_sessions(const SessionFilter& filter, const std::string& uid,
+                      const std::function<void(const SessionRow&)>& visit);
+  Database db_;
+  std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
+  struct PendingSearch {
+    int64_t event_id;
+    std::string session_uid, kind, tool, text;
+    bool shadow;
+  };
+  std::vector<PendingSearch> pending_search_;  // events of the open batch, not yet indexed
+  std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
+  struct Batch {
+    int64_t max_bytes = 0, bytes = 0;
+    std::chrono::milliseconds max_age{0};
+    std::chrono::steady_clock::time_point opened;
+    std::unique_ptr<Transaction> tx;  // open while something is pending
+  };
+  std::unique_ptr<Batch> batch_;  // a pointer, not an optional: clang 14 cannot default-construct
+                                   // a nested struct with member initializers inside std::optional
+};
+
+// Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the
+// pages of each tier's tables, indexes and search-index shadow tables.
+int64_t measured_tier1_bytes(Database& db);
+int64_t measured_tier2_bytes(Database& db);
+
+// The store file to use: --store DIR, else HELIX_STORE_DB, else the configured directory.
+std::filesystem::path resolve_store_file(const std::string& store_dir_option,
+                                         const std::string& configured_dir);
+
+}  // namespace helix
