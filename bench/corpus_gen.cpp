@@ -76,18 +76,21 @@ class Words {
  public:
   Words() {
     static constexpr std::array<std::string_view, 48> kSyllables = {
-        "parse", "chunk", "state", "read", "write", "file", "path", "store", "event", "sess",
-        "token", "json", "line", "offset", "buf", "size", "count", "user", "tool", "call",
-        "result", "error", "config", "load", "init", "run", "test", "check", "sum", "map",
-        "list", "node", "item", "key", "value", "index", "cache", "pack", "commit", "sweep",
-        "plugin", "host", "record", "model", "usage", "time", "stamp", "ctx"};
+        "parse",  "chunk", "state",  "read",  "write",  "file",   "path",   "store",
+        "event",  "sess",  "token",  "json",  "line",   "offset", "buf",    "size",
+        "count",  "user",  "tool",   "call",  "result", "error",  "config", "load",
+        "init",   "run",   "test",   "check", "sum",    "map",    "list",   "node",
+        "item",   "key",   "value",  "index", "cache",  "pack",   "commit", "sweep",
+        "plugin", "host",  "record", "model", "usage",  "time",   "stamp",  "ctx"};
     static constexpr std::array<std::string_view, 64> kEnglish = {
-        "the", "a", "to", "of", "and", "in", "is", "that", "for", "it", "this", "with", "we",
-        "not", "on", "be", "as", "are", "now", "can", "file", "test", "function", "should",
-        "when", "then", "error", "so", "let", "me", "check", "will", "from", "which", "need",
-        "fix", "value", "returns", "change", "the", "here", "also", "if", "but", "all", "first",
-        "update", "run", "see", "code", "because", "case", "new", "line", "looks", "good",
-        "instead", "passes", "fails", "build", "add", "remove", "missing", "again"};
+        "the",     "a",      "to",      "of",    "and",   "in",      "is",       "that",
+        "for",     "it",     "this",    "with",  "we",    "not",     "on",       "be",
+        "as",      "are",    "now",     "can",   "file",  "test",    "function", "should",
+        "when",    "then",   "error",   "so",    "let",   "me",      "check",    "will",
+        "from",    "which",  "need",    "fix",   "value", "returns", "change",   "the",
+        "here",    "also",   "if",      "but",   "all",   "first",   "update",   "run",
+        "see",     "code",   "because", "case",  "new",   "line",    "looks",    "good",
+        "instead", "passes", "fails",   "build", "add",   "remove",  "missing",  "again"};
     Rng rng(0x5eed);
     for (auto w : kEnglish) words_.emplace_back(w);
     for (int i = 0; i < 1500; ++i) {
@@ -122,7 +125,8 @@ void prose(Rng& rng, std::string& out, size_t n) {
   bool start = true;
   while (out.size() < end) {
     std::string w = words().pick(rng);
-    if (start && !w.empty()) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+    if (start && !w.empty())
+      w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
     out += w;
     start = rng.chance(0.08);
     out += start ? (rng.chance(0.15) ? ".\n\n" : ". ") : (rng.chance(0.05) ? ", " : " ");
@@ -132,13 +136,23 @@ void prose(Rng& rng, std::string& out, size_t n) {
 void code_line(Rng& rng, std::string& out) {
   out.append(static_cast<size_t>(rng.range(0, 4)) * 2, ' ');
   switch (rng.below(5)) {
-    case 0: out += "auto " + words().pick(rng) + " = " + words().pick(rng) + "(" +
-                   words().pick(rng) + ", " + std::to_string(rng.below(4096)) + ");"; break;
-    case 1: out += "if (" + words().pick(rng) + " == \"" + words().pick(rng) + "\") {"; break;
-    case 2: out += "return " + words().pick(rng) + "." + words().pick(rng) + "();"; break;
-    case 3: out += "// " + words().pick(rng) + " " + words().pick(rng) + " " +
-                   words().pick(rng) + " " + words().pick(rng); break;
-    default: out += "}"; break;
+    case 0:
+      out += "auto " + words().pick(rng) + " = " + words().pick(rng) + "(" + words().pick(rng) +
+             ", " + std::to_string(rng.below(4096)) + ");";
+      break;
+    case 1:
+      out += "if (" + words().pick(rng) + " == \"" + words().pick(rng) + "\") {";
+      break;
+    case 2:
+      out += "return " + words().pick(rng) + "." + words().pick(rng) + "();";
+      break;
+    case 3:
+      out += "// " + words().pick(rng) + " " + words().pick(rng) + " " + words().pick(rng) + " " +
+             words().pick(rng);
+      break;
+    default:
+      out += "}";
+      break;
   }
 }
 
@@ -166,10 +180,12 @@ void tool_output(Rng& rng, std::string& out, size_t n) {
         break;
       case 2:
         out += "[" + std::to_string(line) + "/" + std::to_string(n / 60) + "] " +
-               (rng.chance(0.9) ? "PASS " : "FAIL ") + words().pick(rng) + "::" +
-               words().pick(rng) + " (" + std::to_string(rng.below(900)) + " ms)";
+               (rng.chance(0.9) ? "PASS " : "FAIL ") + words().pick(rng) +
+               "::" + words().pick(rng) + " (" + std::to_string(rng.below(900)) + " ms)";
         break;
-      default: prose(rng, out, 80); break;
+      default:
+        prose(rng, out, 80);
+        break;
     }
     out += '\n';
   }
@@ -202,11 +218,20 @@ std::string uuid(Rng& rng, std::string_view version = "4") {
 void escape(std::string& out, std::string_view text) {
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -247,7 +272,10 @@ class Sink {
   Sink(fs::path path, bool skip) : path_(std::move(path)), skip_(skip) {}
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
-  ~Sink() { flush(); if (file_) std::fclose(file_); }
+  ~Sink() {
+    flush();
+    if (file_) std::fclose(file_);
+  }
   std::string& line() { return buf_; }
   void end_line() {
     buf_ += '\n';
@@ -256,7 +284,10 @@ class Sink {
     if (buf_.size() > (1 << 20)) flush();
   }
   uint64_t written() const { return written_; }
-  void set_skip(bool skip) { flush(); skip_ = skip; }
+  void set_skip(bool skip) {
+    flush();
+    skip_ = skip;
+  }
 
  private:
   void flush() {
@@ -324,7 +355,10 @@ class ClaudeSession {
   }
 
   uint64_t written() const { return main_->written() + (sub_ ? sub_->written() : 0); }
-  void set_skip(bool skip) { main_->set_skip(skip); if (sub_) sub_->set_skip(skip); }
+  void set_skip(bool skip) {
+    main_->set_skip(skip);
+    if (sub_) sub_->set_skip(skip);
+  }
 
   void turn(uint64_t remaining) {
     const bool side = sub_ && rng_.chance(0.3);
@@ -343,10 +377,10 @@ class ClaudeSession {
     std::string uid = uuid(rng_);
     std::string s = "{\"parentUuid\":" + (parent_.empty() ? "null" : jstr(parent_)) +
                     ",\"isSidechain\":" + (side ? "true" : "false") +
-                    ",\"userType\":\"external\",\"cwd\":" + jstr(cwd_) +
-                    ",\"sessionId\":\"" + id_ + "\",\"version\":\"2.1.32\",\"gitBranch\":" +
-                    jstr(branch_) + (side ? ",\"agentId\":\"a" + agent_ + "\"" : "") +
-                    ",\"type\":\"" + std::string(type) + "\"";
+                    ",\"userType\":\"external\",\"cwd\":" + jstr(cwd_) + ",\"sessionId\":\"" + id_ +
+                    "\",\"version\":\"2.1.32\",\"gitBranch\":" + jstr(branch_) +
+                    (side ? ",\"agentId\":\"a" + agent_ + "\"" : "") + ",\"type\":\"" +
+                    std::string(type) + "\"";
     parent_ = uid;
     last_uuid_ = uid;
     return s;
@@ -375,8 +409,8 @@ class ClaudeSession {
   void system_line(Sink& out) {
     std::string& l = out.line();
     l += envelope(false, "system");
-    l += ",\"subtype\":\"turn_duration\",\"durationMs\":" + std::to_string(rng_.range(2000, 300000)) +
-         ",\"isMeta\":false" + tail();
+    l += ",\"subtype\":\"turn_duration\",\"durationMs\":" +
+         std::to_string(rng_.range(2000, 300000)) + ",\"isMeta\":false" + tail();
     out.end_line();
   }
 
@@ -408,13 +442,20 @@ class ClaudeSession {
       tool = kTools[rng_.below(kTools.size())];
       std::string input;
       if (tool == "Bash") {
-        input = "{\"command\":" + jstr("cd " + cwd_ + " && make test 2>&1 | tail -" +
-                                         std::to_string(rng_.range(5, 200))) +
+        input = "{\"command\":" +
+                jstr("cd " + cwd_ + " && make test 2>&1 | tail -" +
+                     std::to_string(rng_.range(5, 200))) +
                 ",\"description\":" + jstr("Run the " + words().pick(rng_) + " tests") + "}";
       } else if (tool == "Edit" || tool == "Write") {
         std::string old_s, new_s;
-        for (int i = 0; i < rng_.range(1, 30); ++i) { code_line(rng_, old_s); old_s += '\n'; }
-        for (int i = 0; i < rng_.range(1, 40); ++i) { code_line(rng_, new_s); new_s += '\n'; }
+        for (int i = 0; i < rng_.range(1, 30); ++i) {
+          code_line(rng_, old_s);
+          old_s += '\n';
+        }
+        for (int i = 0; i < rng_.range(1, 40); ++i) {
+          code_line(rng_, new_s);
+          new_s += '\n';
+        }
         input = "{\"file_path\":" + jstr(cwd_ + "/" + file_path(rng_)) +
                 ",\"old_string\":" + jstr(old_s) + ",\"new_string\":" + jstr(new_s) + "}";
       } else {
@@ -434,8 +475,8 @@ class ClaudeSession {
       l += envelope(side, "assistant");
       l += ",\"message\":{\"model\":\"" + model_ + "\",\"id\":\"" + msg +
            "\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[" + blocks[b] +
-           "],\"stop_reason\":" + (finalised && last ? (final ? "\"end_turn\"" : "\"tool_use\"")
-                                                      : "null") +
+           "],\"stop_reason\":" +
+           (finalised && last ? (final ? "\"end_turn\"" : "\"tool_use\"") : "null") +
            ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + std::to_string(input) +
            ",\"cache_creation_input_tokens\":" + std::to_string(creation) +
            ",\"cache_read_input_tokens\":" + std::to_string(cache_read_) +
@@ -448,7 +489,8 @@ class ClaudeSession {
     if (final) return;
     std::string result;
     tool_output(rng_, result, output_size(rng_, remaining));
-    if (rng_.chance(0.03)) result += "\nexport ANTHROPIC_API_KEY=sk-ant-api03-" + base62(rng_, 93) + "AA\n";
+    if (rng_.chance(0.03))
+      result += "\nexport ANTHROPIC_API_KEY=sk-ant-api03-" + base62(rng_, 93) + "AA\n";
     const bool error = rng_.chance(0.05);
     std::string extra;
     if (tool == "Bash")
@@ -491,13 +533,13 @@ class CodexSession {
                                   skip);
     std::string instructions;
     prose(rng_, instructions, 13000);
-    emit("session_meta", "{\"id\":\"" + id_ + "\",\"timestamp\":\"" + start + "\",\"cwd\":" +
-                             jstr(cwd_) +
+    emit("session_meta", "{\"id\":\"" + id_ + "\",\"timestamp\":\"" + start +
+                             "\",\"cwd\":" + jstr(cwd_) +
                              ",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.104.0\","
                              "\"source\":\"cli\",\"model_provider\":\"openai\","
-                             "\"base_instructions\":{\"text\":" + jstr(instructions) +
-                             "},\"git\":{\"commit_hash\":\"" + base62(rng_, 40) +
-                             "\",\"branch\":\"main\"}}");
+                             "\"base_instructions\":{\"text\":" +
+                             jstr(instructions) + "},\"git\":{\"commit_hash\":\"" +
+                             base62(rng_, 40) + "\",\"branch\":\"main\"}}");
   }
 
   uint64_t written() const { return out_->written(); }
@@ -510,24 +552,28 @@ class CodexSession {
     emit("turn_context", "{\"turn_id\":\"" + turn + "\",\"cwd\":" + jstr(cwd_) +
                              ",\"approval_policy\":\"on-request\",\"sandbox_policy\":{\"type\":"
                              "\"workspace-write\",\"network_access\":false},\"model\":\"" +
-                             model_ + "\",\"effort\":\"high\",\"summary\":\"auto\","
-                             "\"user_instructions\":" + jstr(instructions) + "}");
+                             model_ +
+                             "\",\"effort\":\"high\",\"summary\":\"auto\","
+                             "\"user_instructions\":" +
+                             jstr(instructions) + "}");
     emit("event_msg", "{\"type\":\"task_started\",\"turn_id\":\"" + turn +
                           "\",\"model_context_window\":258400}");
     std::string prompt;
     prose(rng_, prompt, rng_.lognormal(300, 1.0, 10, 8000));
-    emit("response_item", "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":"
-                          "\"input_text\",\"text\":" + jstr(prompt) + "}]}");
+    emit("response_item",
+         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":"
+         "\"input_text\",\"text\":" +
+             jstr(prompt) + "}]}");
     emit("event_msg", "{\"type\":\"user_message\",\"message\":" + jstr(prompt) +
                           ",\"images\":[],\"local_images\":[],\"text_elements\":[]}");
     const int64_t steps = rng_.range(0, max_steps(remaining, 10));
     for (int64_t s = 0; s < steps; ++s) {
       reasoning();
       const std::string call = "call_" + base62(rng_, 24);
-      emit("response_item",
-           "{\"type\":\"function_call\",\"name\":\"exec_command\",\"arguments\":" +
-               jstr("{\"cmd\":" + jstr("rg -n " + words().pick(rng_) + " src") +
-                      ",\"yield_time_ms\":10000}") + ",\"call_id\":\"" + call + "\"}");
+      emit("response_item", "{\"type\":\"function_call\",\"name\":\"exec_command\",\"arguments\":" +
+                                jstr("{\"cmd\":" + jstr("rg -n " + words().pick(rng_) + " src") +
+                                     ",\"yield_time_ms\":10000}") +
+                                ",\"call_id\":\"" + call + "\"}");
       std::string output = "Chunk ID: " + base62(rng_, 6) + "\nWall time: 0.0" +
                            std::to_string(rng_.below(999)) + " seconds\nProcess exited with code " +
                            (rng_.chance(0.9) ? "0" : "1") + "\nOutput:\n";
@@ -540,8 +586,10 @@ class CodexSession {
     std::string answer;
     prose(rng_, answer, rng_.lognormal(700, 1.0, 5, 15000));
     emit("event_msg", "{\"type\":\"agent_message\",\"message\":" + jstr(answer) + "}");
-    emit("response_item", "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
-                          "\"output_text\",\"text\":" + jstr(answer) + "}]}");
+    emit("response_item",
+         "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":"
+         "\"output_text\",\"text\":" +
+             jstr(answer) + "}]}");
     token_count();
     emit("event_msg", "{\"type\":\"task_complete\",\"turn_id\":\"" + turn +
                           "\",\"last_agent_message\":" + jstr(answer.substr(0, 200)) + "}");
@@ -558,14 +606,19 @@ class CodexSession {
     std::string summary, secret;
     prose(rng_, summary, rng_.lognormal(80, 0.6, 10, 400));
     base64(rng_, secret, static_cast<size_t>(rng_.range(800, 4000)));
-    emit("response_item", "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\","
-                          "\"text\":" + jstr(summary) + "}],\"content\":null,"
-                          "\"encrypted_content\":\"" + secret + "\"}");
+    emit("response_item",
+         "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\","
+         "\"text\":" +
+             jstr(summary) +
+             "}],\"content\":null,"
+             "\"encrypted_content\":\"" +
+             secret + "\"}");
     emit("event_msg", "{\"type\":\"agent_reasoning\",\"text\":" + jstr(summary) + "}");
   }
   std::string usage(int64_t in, int64_t cached, int64_t out, int64_t reasoning) const {
-    return "{\"input_tokens\":" + std::to_string(in) + ",\"cached_input_tokens\":" +
-           std::to_string(cached) + ",\"output_tokens\":" + std::to_string(out) +
+    return "{\"input_tokens\":" + std::to_string(in) +
+           ",\"cached_input_tokens\":" + std::to_string(cached) +
+           ",\"output_tokens\":" + std::to_string(out) +
            ",\"reasoning_output_tokens\":" + std::to_string(reasoning) +
            ",\"total_tokens\":" + std::to_string(in + out) + "}";
   }
@@ -581,8 +634,8 @@ class CodexSession {
         ",\"model_context_window\":258400},\"rate_limits\":{\"primary\":{\"used_percent\":" +
         std::to_string(rng_.below(100)) + ".0,\"window_minutes\":300,\"resets_at\":1771864831}}}";
     emit("event_msg", payload);
-    out_->line() += "{\"timestamp\":\"" + iso(ts_) + "\",\"type\":\"event_msg\",\"payload\":" +
-                    payload + "}";
+    out_->line() +=
+        "{\"timestamp\":\"" + iso(ts_) + "\",\"type\":\"event_msg\",\"payload\":" + payload + "}";
     out_->end_line();
   }
 
@@ -616,8 +669,9 @@ class GrokSession {
     if (skip_) return;
     std::FILE* f = std::fopen((dir_ / "summary.json").c_str(), "wb");
     if (!f) return;
-    std::fprintf(f, "{\n  \"info\": {\"id\": \"%s\", \"cwd\": \"%s\"},\n  \"created_at\": \"%s\",\n"
-                    "  \"num_messages\": %d,\n  \"current_model_id\": \"grok-code-fast-1\"\n}\n",
+    std::fprintf(f,
+                 "{\n  \"info\": {\"id\": \"%s\", \"cwd\": \"%s\"},\n  \"created_at\": \"%s\",\n"
+                 "  \"num_messages\": %d,\n  \"current_model_id\": \"grok-code-fast-1\"\n}\n",
                  id_.c_str(), cwd_.c_str(), iso(ts_).c_str(), prompt_ * 4);
     std::fclose(f);
   }
@@ -625,7 +679,9 @@ class GrokSession {
   uint64_t written() const { return updates_->written() + chat_->written() + events_->written(); }
   void set_skip(bool skip) {
     skip_ = skip;
-    updates_->set_skip(skip); chat_->set_skip(skip); events_->set_skip(skip);
+    updates_->set_skip(skip);
+    chat_->set_skip(skip);
+    events_->set_skip(skip);
   }
 
   void turn(uint64_t remaining) {
@@ -634,46 +690,58 @@ class GrokSession {
     prose(rng_, prompt, rng_.lognormal(300, 1.0, 10, 8000));
     event("{\"ts\":\"" + iso(ts_) + "\",\"type\":\"turn_started\",\"session_id\":\"" + id_ +
           "\",\"turn_number\":" + std::to_string(prompt_) + ",\"model_id\":\"grok-code-fast-1\"}");
-    update("session/update", "{\"sessionUpdate\":\"user_message_chunk\",\"content\":{\"type\":"
-                             "\"text\",\"text\":" + jstr(prompt) + "},\"_meta\":{\"modelId\":"
-                             "\"grok-code-fast-1\",\"promptIndex\":" + std::to_string(prompt_) + "}}",
+    update("session/update",
+           "{\"sessionUpdate\":\"user_message_chunk\",\"content\":{\"type\":"
+           "\"text\",\"text\":" +
+               jstr(prompt) +
+               "},\"_meta\":{\"modelId\":"
+               "\"grok-code-fast-1\",\"promptIndex\":" +
+               std::to_string(prompt_) + "}}",
            prompt_id);
     chat("{\"type\":\"user\",\"content\":[{\"type\":\"text\",\"text\":" +
-         jstr("<user_query>\n" + prompt + "\n</user_query>") + "}],\"prompt_index\":" +
-         std::to_string(prompt_) + "}");
+         jstr("<user_query>\n" + prompt + "\n</user_query>") +
+         "}],\"prompt_index\":" + std::to_string(prompt_) + "}");
     const int64_t steps = rng_.range(0, max_steps(remaining, 8));
     for (int64_t s = 0; s < steps; ++s) {
       const std::string call = "call_" + base62(rng_, 24);
       const std::string cmd = "rg -n " + words().pick(rng_) + " src";
-      update("session/update", "{\"sessionUpdate\":\"tool_call\",\"toolCallId\":\"" + call +
-                               "\",\"title\":\"run_terminal_command\",\"rawInput\":{\"command\":" +
-                               jstr(cmd) + "}}", prompt_id);
-      event("{\"ts\":\"" + iso(ts_) + "\",\"type\":\"tool_started\",\"tool_name\":"
+      update("session/update",
+             "{\"sessionUpdate\":\"tool_call\",\"toolCallId\":\"" + call +
+                 "\",\"title\":\"run_terminal_command\",\"rawInput\":{\"command\":" + jstr(cmd) +
+                 "}}",
+             prompt_id);
+      event("{\"ts\":\"" + iso(ts_) +
+            "\",\"type\":\"tool_started\",\"tool_name\":"
             "\"run_terminal_command\"}");
       std::string output;
       tool_output(rng_, output, output_size(rng_, remaining));
-      update("session/update", "{\"sessionUpdate\":\"tool_call_update\",\"toolCallId\":\"" + call +
-                               "\",\"status\":\"completed\",\"content\":[{\"type\":\"content\","
-                               "\"content\":{\"type\":\"text\",\"text\":" + jstr(output) +
-                               "}}],\"rawOutput\":{\"type\":\"Bash\",\"output_for_prompt\":" +
-                               jstr("exit: 0\n" + output) + ",\"exit_code\":0,\"command\":" +
-                               jstr(cmd) + "}}", prompt_id);
-      event("{\"ts\":\"" + iso(ts_) + "\",\"type\":\"tool_completed\",\"tool_name\":"
-            "\"run_terminal_command\",\"duration_ms\":" + std::to_string(rng_.range(5, 9000)) +
-            ",\"outcome\":\"success\",\"tool_call_id\":\"" + call + "\"}");
+      update("session/update",
+             "{\"sessionUpdate\":\"tool_call_update\",\"toolCallId\":\"" + call +
+                 "\",\"status\":\"completed\",\"content\":[{\"type\":\"content\","
+                 "\"content\":{\"type\":\"text\",\"text\":" +
+                 jstr(output) + "}}],\"rawOutput\":{\"type\":\"Bash\",\"output_for_prompt\":" +
+                 jstr("exit: 0\n" + output) + ",\"exit_code\":0,\"command\":" + jstr(cmd) + "}}",
+             prompt_id);
+      event("{\"ts\":\"" + iso(ts_) +
+            "\",\"type\":\"tool_completed\",\"tool_name\":"
+            "\"run_terminal_command\",\"duration_ms\":" +
+            std::to_string(rng_.range(5, 9000)) + ",\"outcome\":\"success\",\"tool_call_id\":\"" +
+            call + "\"}");
       chat("{\"type\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"id\":\"" + call +
            "\",\"name\":\"run_terminal_command\",\"arguments\":" +
            jstr("{\"command\": " + jstr(cmd) + "}") + "}],\"model_id\":\"grok-code-fast-1\"}");
-      chat("{\"type\":\"tool_result\",\"tool_call_id\":\"" + call + "\",\"content\":" +
-           jstr("exit: 0\n" + output) + "}");
+      chat("{\"type\":\"tool_result\",\"tool_call_id\":\"" + call +
+           "\",\"content\":" + jstr("exit: 0\n" + output) + "}");
     }
     // The answer streams as many small chunks, one line each.
     std::string answer;
     prose(rng_, answer, rng_.lognormal(700, 1.0, 5, 15000));
     for (size_t at = 0; at < answer.size();) {
       const size_t n = std::min(answer.size() - at, static_cast<size_t>(rng_.range(8, 120)));
-      update("session/update", "{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":"
-                               "\"text\",\"text\":" + jstr(answer.substr(at, n)) + "}}",
+      update("session/update",
+             "{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{\"type\":"
+             "\"text\",\"text\":" +
+                 jstr(answer.substr(at, n)) + "}}",
              prompt_id);
       at += n;
     }
@@ -699,13 +767,18 @@ class GrokSession {
     updates_->line() += "{\"timestamp\":" + std::to_string(ts_ / 1000) + ",\"method\":\"" +
                         std::string(method) + "\",\"params\":{\"sessionId\":\"" + id_ +
                         "\",\"update\":" + update + ",\"_meta\":{\"eventId\":\"" + id_ + "-" +
-                        std::to_string(event_) + "\",\"agentTimestampMs\":" +
-                        std::to_string(ts_) +
+                        std::to_string(event_) + "\",\"agentTimestampMs\":" + std::to_string(ts_) +
                         (prompt_id.empty() ? "" : ",\"promptId\":\"" + prompt_id + "\"") + "}}}";
     updates_->end_line();
   }
-  void chat(const std::string& line) { chat_->line() += line; chat_->end_line(); }
-  void event(const std::string& line) { events_->line() += line; events_->end_line(); }
+  void chat(const std::string& line) {
+    chat_->line() += line;
+    chat_->end_line();
+  }
+  void event(const std::string& line) {
+    events_->line() += line;
+    events_->end_line();
+  }
 
   Rng rng_;
   int64_t ts_;
@@ -723,10 +796,14 @@ uint64_t parse_size(const std::string& s) {
   const double v = std::stod(s, &used);
   std::string unit = s.substr(used);
   double mult = 1;
-  if (unit == "K" || unit == "KiB") mult = 1024.0;
-  else if (unit == "M" || unit == "MiB") mult = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") mult = 1024.0 * 1024 * 1024;
-  else if (!unit.empty() && unit != "B") throw std::runtime_error("bad size: " + s);
+  if (unit == "K" || unit == "KiB")
+    mult = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    mult = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    mult = 1024.0 * 1024 * 1024;
+  else if (!unit.empty() && unit != "B")
+    throw std::runtime_error("bad size: " + s);
   return static_cast<uint64_t>(v * mult);
 }
 
@@ -783,9 +860,12 @@ uint64_t write_session(const Options& opt, const SessionPlan& p, uint64_t extra_
 
 uint64_t write(const Options& opt, const SessionPlan& p, uint64_t extra = 0) {
   switch (p.flavor) {
-    case 0: return write_session<ClaudeSession>(opt, p, extra);
-    case 1: return write_session<CodexSession>(opt, p, extra);
-    default: return write_session<GrokSession>(opt, p, extra);
+    case 0:
+      return write_session<ClaudeSession>(opt, p, extra);
+    case 1:
+      return write_session<CodexSession>(opt, p, extra);
+    default:
+      return write_session<GrokSession>(opt, p, extra);
   }
 }
 
@@ -806,7 +886,8 @@ int run(const Options& opt) {
   // New lines go where a user works: the most recent sessions, a few turns each.
   std::sort(plans.begin(), plans.end(),
             [](const SessionPlan& a, const SessionPlan& b) { return a.start_ms > b.start_ms; });
-  const auto budget = static_cast<uint64_t>(static_cast<double>(opt.bytes) * opt.append_percent / 100);
+  const auto budget =
+      static_cast<uint64_t>(static_cast<double>(opt.bytes) * opt.append_percent / 100);
   size_t touched = 0;
   for (const auto& p : plans) {
     if (total >= budget) break;
@@ -827,16 +908,23 @@ int main(int argc, char** argv) {
       const std::string arg = argv[i];
       if (i + 1 >= argc) throw std::runtime_error("missing value after " + arg);
       const std::string v = argv[++i];
-      if (arg == "--out") opt.out = v;
-      else if (arg == "--bytes") opt.bytes = parse_size(v);
-      else if (arg == "--sessions") opt.sessions = std::stoull(v);
-      else if (arg == "--seed") opt.seed = std::stoull(v);
-      else if (arg == "--single-file") opt.single_file = parse_size(v);
-      else if (arg == "--append-percent") opt.append_percent = std::stod(v);
+      if (arg == "--out")
+        opt.out = v;
+      else if (arg == "--bytes")
+        opt.bytes = parse_size(v);
+      else if (arg == "--sessions")
+        opt.sessions = std::stoull(v);
+      else if (arg == "--seed")
+        opt.seed = std::stoull(v);
+      else if (arg == "--single-file")
+        opt.single_file = parse_size(v);
+      else if (arg == "--append-percent")
+        opt.append_percent = std::stod(v);
       else if (arg == "--mix") {
         if (std::sscanf(v.c_str(), "%lf,%lf,%lf", &opt.mix[0], &opt.mix[1], &opt.mix[2]) != 3)
           throw std::runtime_error("--mix wants claude,codex,grok weights, e.g. 60,30,10");
-      } else throw std::runtime_error("unknown option " + arg);
+      } else
+        throw std::runtime_error("unknown option " + arg);
     }
     if (opt.out.empty()) throw std::runtime_error("--out DIR is required");
     return run(opt);

@@ -9,9 +9,9 @@
 // host's Redactor, as records are), zstd (the files in 1 MiB frames at level 3, as packs are),
 // rows (the store's event rows inserted into an empty copy of their table and its indexes, one
 // transaction), fts (the store's searchable texts indexed into an empty FTS5 table).
-#include "store/database.hpp"
 #include "model/payload_pack.hpp"
 #include "privacy/redactor.hpp"
+#include "store/database.hpp"
 
 #include <helix/json.hpp>
 
@@ -103,8 +103,9 @@ void index_texts(const fs::path& store, const fs::path& work) {
   const auto owner = empty_database(work / "floor-fts.db", store);
   helix::Database& db = *owner;
   db.exec("CREATE TEMP TABLE texts AS SELECT id, tool, body FROM src.search_event_texts");
-  db.exec("CREATE VIRTUAL TABLE fts USING fts5(tool, body, content = '', "
-          "tokenize = 'unicode61 remove_diacritics 2')");
+  db.exec(
+      "CREATE VIRTUAL TABLE fts USING fts5(tool, body, content = '', "
+      "tokenize = 'unicode61 remove_diacritics 2')");
   stage("fts", 0, [&] {
     db.exec("BEGIN; INSERT INTO fts (rowid, tool, body) SELECT id, tool, body FROM texts; COMMIT");
   });
@@ -117,9 +118,12 @@ int main(int argc, char** argv) {
   fs::path store, work;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--corpus") corpus.emplace_back(argv[i + 1]);
-    else if (flag == "--store") store = argv[i + 1];
-    else if (flag == "--work") work = argv[i + 1];
+    if (flag == "--corpus")
+      corpus.emplace_back(argv[i + 1]);
+    else if (flag == "--store")
+      store = argv[i + 1];
+    else if (flag == "--work")
+      work = argv[i + 1];
   }
   if (corpus.empty() || store.empty() || work.empty()) {
     std::cerr << "usage: helix-floor --corpus DIR [--corpus DIR ...] --store FILE --work DIR\n";
@@ -131,7 +135,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> files;
     const double read_start = cpu_seconds();
     files = read_corpus(corpus, bytes);
-    std::printf("floor read %.3f %lld\n", cpu_seconds() - read_start, static_cast<long long>(bytes));
+    std::printf("floor read %.3f %lld\n", cpu_seconds() - read_start,
+                static_cast<long long>(bytes));
     stage("json", bytes, [&] {
       helix::json::LineParser parser;
       for_each_line(files, [&](std::string_view line) {

@@ -17,9 +17,8 @@ namespace {
 const std::filesystem::path kRoot = HELIX_TEST_PLUGINS_ROOT;
 
 // Checks offsetof(type, member) against the golden value and names the member when it differs.
-#define HELIX_GOLDEN_OFFSET(type, member, expected)                             \
-  BOOST_TEST(offsetof(type, member) == std::size_t{expected}, #type "::" #member \
-                                                                  " moved")
+#define HELIX_GOLDEN_OFFSET(type, member, expected) \
+  BOOST_TEST(offsetof(type, member) == std::size_t{expected}, #type "::" #member " moved")
 
 }  // namespace
 
@@ -229,8 +228,8 @@ BOOST_AUTO_TEST_CASE(every_record_member_arrives_intact) {
   LoadedPlugin good("good");
   helix::AdapterInstance adapter(*good.info);
   helix::RecordBatch batch;
-  adapter.parse("/tmp/a.test", HELIX_LAYOUT_LINES, 1000, "user_msg hello world\nthinking hmm\n",
-                "", batch);
+  adapter.parse("/tmp/a.test", HELIX_LAYOUT_LINES, 1000, "user_msg hello world\nthinking hmm\n", "",
+                batch);
 
   BOOST_TEST_REQUIRE(batch.sessions.size() == 1u);
   const auto& s = batch.sessions[0];
@@ -314,8 +313,7 @@ BOOST_AUTO_TEST_CASE(exception_in_parse_becomes_a_host_error_with_its_message) {
 BOOST_AUTO_TEST_CASE(exception_in_constructor_becomes_a_start_failure_with_its_message) {
   LoadedPlugin throwing("throw_constructor");
   BOOST_CHECK_EXCEPTION(
-      helix::AdapterInstance(*throwing.info), std::runtime_error,
-      [&](const std::runtime_error& e) {
+      helix::AdapterInstance(*throwing.info), std::runtime_error, [&](const std::runtime_error& e) {
         return message_has(e, "adapter plugin 'throw_constructor' (" +
                                   throwing.info->path.string() + ") failed to start") &&
                message_has(e, "test plugin constructor refuses to start");

@@ -8,13 +8,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include "host_process.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <fstream>
 #include <random>
 #include <set>
@@ -104,9 +104,8 @@ struct SweptStore {
     for (const auto& s : store.sessions(SessionFilter{}))
       for (const auto& e : store.events(s.uid, true)) {
         offsets.insert(e.source_offset);
-        events.push_back(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.uid, e.kind, e.role,
-                                     e.tool, e.uid, e.call_id, e.ts_ms, e.is_sidechain,
-                                     e.summary, e.text));
+        events.push_back(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.uid, e.kind, e.role, e.tool,
+                                     e.uid, e.call_id, e.ts_ms, e.is_sidechain, e.summary, e.text));
         loose.push_back(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", s.uid, e.kind, e.role, e.tool,
                                     e.call_id, e.ts_ms, e.is_sidechain, e.text));
       }
@@ -136,8 +135,7 @@ std::size_t line_with_text(const std::vector<std::string>& lines, std::size_t fr
   for (std::size_t i = from; i < lines.size(); ++i) {
     if (!offsets.count(static_cast<int64_t>(join(lines, 0, i).size()))) continue;
     auto at = lines[i].find("\"text\":\"");
-    if (at != std::string::npos && lines[i][at + 8] != '"' && lines[i][at + 8] != '\\')
-      return i;
+    if (at != std::string::npos && lines[i][at + 8] != '"' && lines[i][at + 8] != '\\') return i;
   }
   BOOST_FAIL("no line with a text field");
   return 0;
@@ -167,14 +165,15 @@ std::vector<Case> cases_for(const Flavor& flavor, const std::set<int64_t>& offse
   cases.push_back({"a torn record followed by the next record on its line",
                    before + lines[k].substr(0, lines[k].size() / 2) + after, before + after,
                    "invalid_json", at});
-  cases.push_back({"two records on one line",
-                   before + lines[k].substr(0, lines[k].size() - 1) + join(lines, k + 1, lines.size()),
-                   before + after, "", 0});
+  cases.push_back(
+      {"two records on one line",
+       before + lines[k].substr(0, lines[k].size() - 1) + join(lines, k + 1, lines.size()),
+       before + after, "", 0});
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "{\"a\":";
   deep += "1" + std::string(100000, '}') + "\n";
-  cases.push_back({"100,000 levels of nesting", before + deep + after, before + after,
-                   "invalid_json", at});
+  cases.push_back(
+      {"100,000 levels of nesting", before + deep + after, before + after, "invalid_json", at});
   std::mt19937 random(7);
   std::string binary(4096, '\0');
   for (auto& c : binary) c = static_cast<char>(random() % 256);
@@ -207,8 +206,8 @@ BOOST_AUTO_TEST_CASE(damaged_records_cost_only_themselves_in_every_adapter) {
         } else {
           BOOST_TEST(damaged.warned(c.category, c.offset));
           BOOST_TEST(damaged.report.bad_records >= 1);
-          const std::string line = fmt::format("{}: offset {}: {}", damaged.file.string(),
-                                               c.offset, c.category);
+          const std::string line =
+              fmt::format("{}: offset {}: {}", damaged.file.string(), c.offset, c.category);
           BOOST_TEST(std::any_of(damaged.report.problems.begin(), damaged.report.problems.end(),
                                  [&](const std::string& p) { return p.rfind(line, 0) == 0; }),
                      "no problem line starting with " << line);
@@ -246,8 +245,8 @@ BOOST_AUTO_TEST_CASE(a_line_of_hundreds_of_megabytes_is_skipped_in_bounded_memor
   {
     test::write_file(file, join(lines, 0, k));
     std::ofstream out(file, std::ios::binary | std::ios::app);
-    const std::string block = "{\"type\":\"user\",\"message\":{\"content\":\"" +
-                              std::string((1 << 20) - 40, 'x');
+    const std::string block =
+        "{\"type\":\"user\",\"message\":{\"content\":\"" + std::string((1 << 20) - 40, 'x');
     for (std::size_t written = 0; written < kLineBytes; written += block.size()) out << block;
     out << "\"}}\n" << join(lines, k, lines.size());
   }
@@ -262,8 +261,8 @@ BOOST_AUTO_TEST_CASE(a_line_of_hundreds_of_megabytes_is_skipped_in_bounded_memor
   const auto& result = sweep.wait();
   BOOST_REQUIRE_MESSAGE(result.exit_code == 0, result.err);
   const long peak_mib = result.peak_rss_kib / 1024;
-  BOOST_TEST_MESSAGE(fmt::format("sweep over a {} MiB line: peak RSS {} MiB", kLineBytes >> 20,
-                                 peak_mib));
+  BOOST_TEST_MESSAGE(
+      fmt::format("sweep over a {} MiB line: peak RSS {} MiB", kLineBytes >> 20, peak_mib));
   // Bounded by max_record_bytes (64 MiB) plus a chunk and the process itself, not by the line.
   BOOST_TEST(peak_mib < 160);
   BOOST_TEST(result.out.find("record_too_large 1") != std::string::npos, result.out);

@@ -7,17 +7,17 @@
 #include "helix_command.hpp"
 #include "temp_dir.hpp"
 
-#include <boost/json.hpp>
-#include <cstdio>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <boost/json.hpp>
+#include <cstdio>
 
 namespace json = boost::json;
 using helix::test::Run;
-using helix::test::TempDir;
 using helix::test::run_helix;
+using helix::test::TempDir;
 
 namespace {
 
@@ -26,13 +26,14 @@ struct Sample {
   TempDir dir;
   std::string env;
   Sample() {
-    const std::string make = fmt::format("{}/../scripts/make-sample-home {} {}",
-                                         HELIX_TEST_FIXTURE_DIR "/..", HELIX_TEST_FIXTURE_DIR,
-                                         (dir / "home").string());
+    const std::string make =
+        fmt::format("{}/../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR "/..",
+                    HELIX_TEST_FIXTURE_DIR, (dir / "home").string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
-    env = fmt::format("CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-                      "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
-                      dir.path().string());
+    env = fmt::format(
+        "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
+        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        dir.path().string());
   }
 
   Run helix(const std::string& args) const {
@@ -69,14 +70,15 @@ BOOST_AUTO_TEST_CASE(sessions_json_lists_every_session_with_the_documented_field
   BOOST_TEST(sessions.size() > 10u);
   for (const auto& v : sessions) {
     const auto& s = v.as_object();
-    for (const char* key : {"session_uid", "flavor", "native_session_id", "repo", "domain", "cwd",
-                            "git_branch", "model", "started_at", "ended_at", "outcome", "cost",
-                            "task_ref", "source_path", "source_bytes", "schema_version",
-                            "ingested_at", "analyzed_at", "evicted_at", "event_count"})
+    for (const char* key : {"session_uid", "flavor",      "native_session_id", "repo",
+                            "domain",      "cwd",         "git_branch",        "model",
+                            "started_at",  "ended_at",    "outcome",           "cost",
+                            "task_ref",    "source_path", "source_bytes",      "schema_version",
+                            "ingested_at", "analyzed_at", "evicted_at",        "event_count"})
       BOOST_TEST(s.contains(key), key);
-    for (const char* key : {"input_tokens", "output_tokens", "cache_tokens", "wall_clock_s",
-                            "turns", "retries", "cache_read_tokens", "cache_creation_tokens",
-                            "reasoning_tokens"})
+    for (const char* key :
+         {"input_tokens", "output_tokens", "cache_tokens", "wall_clock_s", "turns", "retries",
+          "cache_read_tokens", "cache_creation_tokens", "reasoning_tokens"})
       BOOST_TEST(s.at("cost").as_object().contains(key), key);
     const std::string uid(s.at("session_uid").as_string());
     BOOST_TEST(uid.rfind(std::string(s.at("flavor").as_string()) + ":", 0) == 0u);
@@ -103,9 +105,9 @@ BOOST_AUTO_TEST_CASE(show_json_has_the_session_and_its_events_in_order) {
   BOOST_TEST(static_cast<int64_t>(events.size()) == first.at("event_count").as_int64());
   int64_t previous = -1;
   for (const auto& e : events) {
-    for (const char* key : {"seq", "parent_seq", "ts", "kind", "role", "tool", "summary",
-                            "payload_ref", "tokens", "is_sidechain", "source_path",
-                            "source_offset"})
+    for (const char* key :
+         {"seq", "parent_seq", "ts", "kind", "role", "tool", "summary", "payload_ref", "tokens",
+          "is_sidechain", "source_path", "source_offset"})
       BOOST_TEST(e.as_object().contains(key), key);
     BOOST_TEST(e.at("seq").as_int64() > previous);
     previous = e.at("seq").as_int64();

@@ -14,8 +14,8 @@
 
 #include "adapter_harness.hpp"
 #include "config/config.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "store/store.hpp"
 
 namespace {
 

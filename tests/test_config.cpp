@@ -74,14 +74,15 @@ cadence = "weekly"
 BOOST_AUTO_TEST_CASE(mistakes_name_the_file_line_and_setting) {
   test::TempDir dir;
   test::write_file(dir / "a.toml", "[session_memory.retention]\nraw_soft_cap = 5\n");
-  BOOST_CHECK_EXCEPTION(load_config((dir / "a.toml").string()), std::runtime_error,
-                        [&](const std::exception& e) {
-                          return mentions(e, "a.toml:2") &&
-                                 mentions(e, "unknown setting 'session_memory.retention.raw_soft_cap'");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      load_config((dir / "a.toml").string()), std::runtime_error, [&](const std::exception& e) {
+        return mentions(e, "a.toml:2") &&
+               mentions(e, "unknown setting 'session_memory.retention.raw_soft_cap'");
+      });
   test::write_file(dir / "b.toml", "[session_memory.retention]\ncadence = \"hourly\"\n");
-  BOOST_CHECK_EXCEPTION(load_config((dir / "b.toml").string()), std::runtime_error,
-                        [](const std::exception& e) { return mentions(e, "daily, weekly or on-hook"); });
+  BOOST_CHECK_EXCEPTION(
+      load_config((dir / "b.toml").string()), std::runtime_error,
+      [](const std::exception& e) { return mentions(e, "daily, weekly or on-hook"); });
   test::write_file(dir / "c.toml", "[session_memory.retention]\nraw_soft_cap_bytes = \"9GiB\"\n");
   BOOST_CHECK_EXCEPTION(load_config((dir / "c.toml").string()), std::runtime_error,
                         [](const std::exception& e) { return mentions(e, "must not exceed"); });
@@ -157,8 +158,9 @@ BOOST_AUTO_TEST_CASE(redaction_mistakes_name_the_file_line_and_rule) {
   BOOST_TEST(has(e, "rule 'x' is not valid RE2"), e);
   e = error_for("[[redaction.rules]]\nid = 'x'\nregex = 'a'\ngroup = 1\n");
   BOOST_TEST(has(e, "0 capturing group"), e);
-  e = error_for("[[redaction.rules]]\nid = 'x'\nregex = 'a'\n[[redaction.rules]]\nid = 'x'\n"
-                "regex = 'b'\n");
+  e = error_for(
+      "[[redaction.rules]]\nid = 'x'\nregex = 'a'\n[[redaction.rules]]\nid = 'x'\n"
+      "regex = 'b'\n");
   BOOST_TEST(has(e, "'x' is used twice"), e);
   e = error_for("[[redaction.rules]]\nregex = 'a'\n");
   BOOST_TEST(has(e, "needs both id and regex"), e);

@@ -9,13 +9,13 @@
 #include "store_dump.hpp"
 #include "temp_dir.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdlib>
-#include <fcntl.h>
-#include <fmt/format.h>
 #include <random>
-#include <sys/file.h>
 
 using namespace helix;
 using test::HostProcess;
@@ -47,9 +47,9 @@ struct Corpus {
   int64_t bytes = 0;
 
   Corpus() {
-    const std::string make = fmt::format("{}/../../scripts/make-sample-home {} {}",
-                                         HELIX_TEST_FIXTURE_DIR, HELIX_TEST_FIXTURE_DIR,
-                                         home.string());
+    const std::string make =
+        fmt::format("{}/../../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR,
+                    HELIX_TEST_FIXTURE_DIR, home.string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
     std::vector<std::filesystem::path> originals;
     for (const auto& project : std::filesystem::directory_iterator(home / "claude/projects"))
@@ -77,7 +77,7 @@ struct Corpus {
 
   std::vector<std::string> args(const std::string& store, std::vector<std::string> command) const {
     std::vector<std::string> a{"--plugins", HELIX_TEST_PLUGIN_DIR, "--config", config.string(),
-                               "--store", (dir / store).string()};
+                               "--store",   (dir / store).string()};
     a.insert(a.end(), command.begin(), command.end());
     return a;
   }
@@ -107,9 +107,10 @@ const Reference& reference() {
     BOOST_REQUIRE_MESSAGE(result.exit_code == 0, result.err);
     ref.dump = test::dump_store(corpus().db("reference"));
     ref.events = Store(corpus().db("reference"), true).status().events;
-    BOOST_TEST_MESSAGE(fmt::format("reference sweep: {} bytes of sources, {} events, {} dump "
-                                   "lines, {:.2f} s",
-                                   corpus().bytes, ref.events, ref.dump.size(), ref.seconds));
+    BOOST_TEST_MESSAGE(
+        fmt::format("reference sweep: {} bytes of sources, {} events, {} dump "
+                    "lines, {:.2f} s",
+                    corpus().bytes, ref.events, ref.dump.size(), ref.seconds));
     return ref;
   }();
   return r;
@@ -158,12 +159,12 @@ BOOST_AUTO_TEST_CASE(sweeps_killed_at_random_moments_end_with_the_uninterrupted_
     BOOST_TEST(test::integrity_check(corpus().db(store)) == "ok");
     const auto dump = test::dump_store(corpus().db(store));
     BOOST_TEST(dump.size() == ref.dump.size());
-    BOOST_TEST((dump == ref.dump), "round " << rounds << ": "
-                                           << test::first_difference(ref.dump, dump));
+    BOOST_TEST((dump == ref.dump),
+               "round " << rounds << ": " << test::first_difference(ref.dump, dump));
     std::filesystem::remove_all(corpus().dir / store);
   }
-  BOOST_TEST_MESSAGE(fmt::format("{} rounds, {} kills mid-sweep, {} left a partial store",
-                                 rounds, kills, partial));
+  BOOST_TEST_MESSAGE(fmt::format("{} rounds, {} kills mid-sweep, {} left a partial store", rounds,
+                                 kills, partial));
   // The kills must really have interrupted sweeps, or the test proves nothing.
   BOOST_TEST(kills >= rounds);
   BOOST_TEST(partial >= rounds / 2);

@@ -7,14 +7,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include "config/config.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
-#include <cstdlib>
 #include <fmt/format.h>
-#include <map>
 #include <sys/stat.h>
+#include <cstdlib>
+#include <map>
 
 using namespace helix;
 

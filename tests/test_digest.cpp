@@ -4,19 +4,19 @@
 #define BOOST_TEST_MODULE digest
 #include <boost/test/unit_test.hpp>
 
-#include "store/database.hpp"
-#include "plugins/digester_instance.hpp"
-#include "store/schema.hpp"
-#include "plugins/plugin_registry.hpp"
 #include "helix_command.hpp"
+#include "plugins/digester_instance.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "schema_v10.hpp"
+#include "store/database.hpp"
+#include "store/schema.hpp"
 #include "temp_dir.hpp"
 #include "usage_rollup_check.hpp"
 
+#include <fmt/format.h>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -29,7 +29,8 @@ namespace {
 // A Claude session written for these tests (no fixture holds AskUserQuestion or a decision
 // brief): a prompt naming a workplan task, an AskUserQuestion call and its answer as Claude Code
 // words it, a gstack decision brief answered "B", and a final answer.
-const char* kDecisionSession = R"({"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u1","parentUuid":null,"timestamp":"2026-03-01T10:00:00.000Z","cwd":"/work/decisions","gitBranch":"feature/HELIX-42-digests","version":"2.1.30","message":{"role":"user","content":"Plan the digest work for AGENTIC-WP-0002-T01 please"}}
+const char* kDecisionSession =
+    R"({"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u1","parentUuid":null,"timestamp":"2026-03-01T10:00:00.000Z","cwd":"/work/decisions","gitBranch":"feature/HELIX-42-digests","version":"2.1.30","message":{"role":"user","content":"Plan the digest work for AGENTIC-WP-0002-T01 please"}}
 {"type":"assistant","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"a1","parentUuid":"u1","timestamp":"2026-03-01T10:00:05.000Z","cwd":"/work/decisions","gitBranch":"feature/HELIX-42-digests","version":"2.1.30","requestId":"req_1","message":{"id":"msg_1","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"toolu_1","name":"AskUserQuestion","input":{"questions":[{"question":"Which store should digests use?","header":"Store","options":[{"label":"SQLite","description":"one file"},{"label":"Files","description":"JSON files"}],"multiSelect":false}]}}],"usage":{"input_tokens":100,"output_tokens":20,"cache_creation_input_tokens":1000,"cache_read_input_tokens":5000}}}
 {"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u2","parentUuid":"a1","timestamp":"2026-03-01T10:00:30.000Z","cwd":"/work/decisions","gitBranch":"feature/HELIX-42-digests","version":"2.1.30","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"User has answered your questions: \"Which store should digests use?\"=\"SQLite\". You can now continue with the user's answers in mind."}]},"toolUseResult":{"answers":{"Which store should digests use?":"SQLite"}}}
 {"type":"assistant","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"a2","parentUuid":"u2","timestamp":"2026-03-01T10:01:00.000Z","cwd":"/work/decisions","gitBranch":"feature/HELIX-42-digests","version":"2.1.30","requestId":"req_2","message":{"id":"msg_2","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"D1 \u2014 Retention of digests\nRecommendation: B) keep forever\nA) drop after 90 days\nB) keep forever"}],"usage":{"input_tokens":10,"output_tokens":30,"cache_creation_input_tokens":0,"cache_read_input_tokens":6000}}}
@@ -39,7 +40,8 @@ const char* kDecisionSession = R"({"type":"user","sessionId":"d0000000-0000-4000
 
 // A Codex session written the same way: a gstack decision brief as the agent's prose (the
 // event_msg agent_message and its response_item copy), answered "A" by the next prompt.
-const char* kBriefSession = R"({"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"019f0000-0000-7000-8000-00000000d001","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/work/briefs","originator":"codex-tui","cli_version":"0.125.0","source":"cli","model_provider":"openai"}}
+const char* kBriefSession =
+    R"({"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"019f0000-0000-7000-8000-00000000d001","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/work/briefs","originator":"codex-tui","cli_version":"0.125.0","source":"cli","model_provider":"openai"}}
 {"timestamp":"2026-03-02T09:00:01.000Z","type":"turn_context","payload":{"cwd":"/work/briefs","model":"gpt-5-codex"}}
 {"timestamp":"2026-03-02T09:00:01.100Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"pick a cache policy"}]}}
 {"timestamp":"2026-03-02T09:00:01.101Z","type":"event_msg","payload":{"type":"user_message","message":"pick a cache policy","images":[]}}
@@ -55,23 +57,27 @@ struct Home {
   TempDir dir;
   std::string env;
   explicit Home(const std::vector<std::string>& plugins = {}) {
-    const std::string make = fmt::format("{}/../scripts/make-sample-home {} {}",
-                                         HELIX_TEST_FIXTURE_DIR "/..", HELIX_TEST_FIXTURE_DIR,
-                                         (dir / "home").string());
+    const std::string make =
+        fmt::format("{}/../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR "/..",
+                    HELIX_TEST_FIXTURE_DIR, (dir / "home").string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
-    helix::test::write_file(dir / "home/claude/projects/-work-decisions/"
-                                  "d0000000-0000-4000-8000-000000000001.jsonl",
+    helix::test::write_file(dir /
+                                "home/claude/projects/-work-decisions/"
+                                "d0000000-0000-4000-8000-000000000001.jsonl",
                             kDecisionSession);
-    helix::test::write_file(dir / "home/codex/sessions/2026/03/02/rollout-2026-03-02T09-00-00-"
-                                  "019f0000-0000-7000-8000-00000000d001.jsonl",
+    helix::test::write_file(dir /
+                                "home/codex/sessions/2026/03/02/rollout-2026-03-02T09-00-00-"
+                                "019f0000-0000-7000-8000-00000000d001.jsonl",
                             kBriefSession);
-    env = fmt::format("CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-                      "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
-                      dir.path().string());
+    env = fmt::format(
+        "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
+        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        dir.path().string());
     // The build's adapters and default digester, plus the named test digesters.
     fs::create_directories(dir / "plugins");
     for (const auto& e : fs::directory_iterator(HELIX_TEST_PLUGIN_DIR))
-      if (e.path().extension() == ".so") fs::copy_file(e.path(), dir / "plugins" / e.path().filename());
+      if (e.path().extension() == ".so")
+        fs::copy_file(e.path(), dir / "plugins" / e.path().filename());
     for (const auto& p : plugins) add_plugin(p);
   }
 
@@ -82,7 +88,9 @@ struct Home {
                           ("libhelix_" + case_and_name.substr(slash + 1) + ".so");
     fs::copy_file(from, dir / "plugins" / from.filename(), fs::copy_options::overwrite_existing);
   }
-  void remove_plugin(const std::string& name) { fs::remove(dir / "plugins" / ("libhelix_" + name + ".so")); }
+  void remove_plugin(const std::string& name) {
+    fs::remove(dir / "plugins" / ("libhelix_" + name + ".so"));
+  }
 
   void config(const std::string& toml) { helix::test::write_file(dir / "config.toml", toml); }
 
@@ -105,7 +113,8 @@ struct Home {
   }
 
   json::object digest(const std::string& uid, const std::string& digester = "") const {
-    Run r = helix("digest '" + uid + "' --json" + (digester.empty() ? "" : " --digester " + digester));
+    Run r =
+        helix("digest '" + uid + "' --json" + (digester.empty() ? "" : " --digester " + digester));
     BOOST_TEST_REQUIRE(r.exit_code == 0, uid << ": " << r.err);
     return json::parse(r.out).as_object();
   }
@@ -181,7 +190,8 @@ BOOST_AUTO_TEST_CASE(every_session_gets_the_stable_shape_field_by_field) {
   Home& h = swept();
   const int64_t sessions = h.scalar("SELECT COUNT(*) FROM sessions");
   BOOST_TEST(sessions == 31);  // 29 from the fixtures + the two decision sessions
-  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM digests WHERE digester = 'session_digest'") == sessions);
+  BOOST_TEST(h.scalar("SELECT COUNT(*) FROM digests WHERE digester = 'session_digest'") ==
+             sessions);
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM sessions WHERE analyzed_at_ms IS NULL") == 0);
   auto d = h.db();
   auto uids = d.prepare("SELECT uid FROM sessions ORDER BY uid");
@@ -195,20 +205,23 @@ BOOST_AUTO_TEST_CASE(every_session_gets_the_stable_shape_field_by_field) {
       BOOST_TEST((o.at(key).is_string() || o.at(key).is_null()), uid << " " << key);
     const std::string outcome(o.at("outcome").as_string());
     BOOST_TEST((outcome == "success" || outcome == "fail" || outcome == "abandoned" ||
-                outcome == "unknown"), uid << " " << outcome);
+                outcome == "unknown"),
+               uid << " " << outcome);
     const auto& cost = o.at("cost").as_object();
-    for (const char* key : {"input_tokens", "output_tokens", "cache_tokens", "wall_clock_s",
-                            "turns", "retries", "cache_read_tokens", "cache_creation_tokens",
-                            "reasoning_tokens"})
+    for (const char* key :
+         {"input_tokens", "output_tokens", "cache_tokens", "wall_clock_s", "turns", "retries",
+          "cache_read_tokens", "cache_creation_tokens", "reasoning_tokens"})
       BOOST_TEST(cost.at(key).is_int64(), uid << " cost." << key);
-    BOOST_TEST(at(cost, "cache_tokens") == at(cost, "cache_read_tokens") + at(cost, "cache_creation_tokens"));
+    BOOST_TEST(at(cost, "cache_tokens") ==
+               at(cost, "cache_read_tokens") + at(cost, "cache_creation_tokens"));
     BOOST_TEST(cost.at("cost_usd").is_number());
     for (const auto& [tool, n] : o.at("tool_histogram").as_object()) BOOST_TEST(n.as_int64() > 0);
     int64_t kinds = 0;
     for (const auto& [kind, n] : o.at("kind_counts").as_object()) kinds += n.as_int64();
     BOOST_TEST(at(o, "event_count") == kinds);
-    BOOST_TEST(at(o, "event_count") ==
-               h.scalar("SELECT COUNT(*) FROM events WHERE shadowed = 0 AND session_uid = '" + uid + "'"));
+    BOOST_TEST(
+        at(o, "event_count") ==
+        h.scalar("SELECT COUNT(*) FROM events WHERE shadowed = 0 AND session_uid = '" + uid + "'"));
     BOOST_TEST(o.at("markers").is_object());
     for (const auto& e : o.at("error_snippets").as_array()) {
       const auto& s = e.as_object();
@@ -224,7 +237,8 @@ BOOST_AUTO_TEST_CASE(every_session_gets_the_stable_shape_field_by_field) {
     row.bind(1, uid);
     BOOST_REQUIRE(row.step());
     BOOST_TEST(row.text(0) == outcome);
-    BOOST_TEST(row.text(1) == (o.at("task_ref").is_null() ? "" : std::string(o.at("task_ref").as_string())));
+    BOOST_TEST(row.text(1) ==
+               (o.at("task_ref").is_null() ? "" : std::string(o.at("task_ref").as_string())));
   }
 }
 
@@ -246,8 +260,7 @@ BOOST_AUTO_TEST_CASE(digest_values_match_the_fixtures_by_hand) {
              "what is current repository about? summarize purpuse and explain goals");
   BOOST_TEST(c.at("outcome").as_string() == "unknown");
   // gpt-5 prices: 1.25 input, 0.125 cached, 10 output per million.
-  BOOST_TEST(cost.at("cost_usd").as_double() ==
-                 (7626 * 1.25 + 14848 * 0.125 + 300 * 10.0) / 1e6,
+  BOOST_TEST(cost.at("cost_usd").as_double() == (7626 * 1.25 + 14848 * 0.125 + 300 * 10.0) / 1e6,
              boost::test_tools::tolerance(1e-12));
   // The pre-0.88 fork of it: only its own delta (SOURCES.md: 1000 / 7000 cached / 50 / 10).
   auto f = h.digest("codex:019b7fa0-0000-7000-8000-00000000f0c1").at("cost").as_object();
@@ -331,7 +344,8 @@ BOOST_AUTO_TEST_CASE(decisions_task_ref_outcome_and_cost_of_the_decision_session
   // The branch pattern wins over the prompt's workplan id.
   BOOST_TEST(o.at("task_ref").as_string() == "HELIX-42");
   BOOST_TEST(o.at("outcome").as_string() == "success");
-  BOOST_TEST(o.at("first_prompt").as_string() == "Plan the digest work for AGENTIC-WP-0002-T01 please");
+  BOOST_TEST(o.at("first_prompt").as_string() ==
+             "Plan the digest work for AGENTIC-WP-0002-T01 please");
   BOOST_TEST(o.at("last_assistant").as_string() == "Done: digests are kept forever.");
   const auto& cost = o.at("cost").as_object();
   BOOST_TEST(at(cost, "turns") == 2);
@@ -340,9 +354,9 @@ BOOST_AUTO_TEST_CASE(decisions_task_ref_outcome_and_cost_of_the_decision_session
   BOOST_TEST(at(cost, "cache_creation_tokens") == 1000);
   BOOST_TEST(at(cost, "cache_read_tokens") == 17100);
   // claude-sonnet-4-5: 3 input, 15 output, 0.30 cache read, 3.75 cache write per million.
-  BOOST_TEST(cost.at("cost_usd").as_double() ==
-                 (115 * 3.0 + 57 * 15.0 + 17100 * 0.3 + 1000 * 3.75) / 1e6,
-             boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(
+      cost.at("cost_usd").as_double() == (115 * 3.0 + 57 * 15.0 + 17100 * 0.3 + 1000 * 3.75) / 1e6,
+      boost::test_tools::tolerance(1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(a_codex_decision_brief_and_its_answer) {
@@ -379,12 +393,14 @@ BOOST_AUTO_TEST_CASE(digest_and_env_commands) {
   Run env = h.helix("env claude:d0000000-0000-4000-8000-000000000001");
   BOOST_TEST(env.exit_code == 0);
   const std::string store = fs::absolute(h.dir / "store/helix.db").string();
-  BOOST_TEST(env.out == "export HELIX_SESSION_UID='claude:d0000000-0000-4000-8000-000000000001'\n"
-                        "export HELIX_REPO='decisions'\n"
-                        "export HELIX_FLAVOR='claude'\n"
-                        "export HELIX_TOKENS=172\n"
-                        "export HELIX_INFRA_OVERHEAD_SHARE=0.000\n"
-                        "export HELIX_STORE_DB='" + store + "'\n");
+  BOOST_TEST(env.out ==
+             "export HELIX_SESSION_UID='claude:d0000000-0000-4000-8000-000000000001'\n"
+             "export HELIX_REPO='decisions'\n"
+             "export HELIX_FLAVOR='claude'\n"
+             "export HELIX_TOKENS=172\n"
+             "export HELIX_INFRA_OVERHEAD_SHARE=0.000\n"
+             "export HELIX_STORE_DB='" +
+                 store + "'\n");
 }
 
 // usage's totals are Tier 1's usage rows, grouped by each call's own day; they stay the same
@@ -401,7 +417,8 @@ BOOST_AUTO_TEST_CASE(usage_totals_equal_tier1_and_survive_eviction) {
   helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a sweep");
   BOOST_TEST(at(before, "input_tokens") == h.scalar("SELECT SUM(input_tokens) FROM usage"));
   BOOST_TEST(at(before, "output_tokens") == h.scalar("SELECT SUM(output_tokens) FROM usage"));
-  BOOST_TEST(at(before, "cache_read_tokens") == h.scalar("SELECT SUM(cache_read_tokens) FROM usage"));
+  BOOST_TEST(at(before, "cache_read_tokens") ==
+             h.scalar("SELECT SUM(cache_read_tokens) FROM usage"));
   BOOST_TEST(at(before, "cache_creation_tokens") ==
              h.scalar("SELECT SUM(cache_creation_tokens) FROM usage"));
   BOOST_TEST(at(before, "reasoning_tokens") == h.scalar("SELECT SUM(reasoning_tokens) FROM usage"));
@@ -453,15 +470,17 @@ BOOST_AUTO_TEST_CASE(changed_usage_days_are_marked_stale_and_the_digest_pass_ref
   BOOST_TEST(input_tokens("--by model") > all);
   BOOST_TEST(input_tokens("--by session") == all);  // the rollup cannot group by session
   // With a day stale, usage_days answers; the next digest pass recomputes the stale days.
-  h.db().exec("DELETE FROM usage_rollup; INSERT INTO usage_rollup_stale SELECT DISTINCT day FROM usage_days");
+  h.db().exec(
+      "DELETE FROM usage_rollup; INSERT INTO usage_rollup_stale SELECT DISTINCT day FROM "
+      "usage_days");
   BOOST_TEST(input_tokens("--by model") == all);
   h.sweep();
   BOOST_TEST(stale_days() == 0);
   BOOST_TEST(input_tokens("--by flavor") == all);
 
   const std::string victim = "codex:019c8a4c-ed82-79a1-aa28-7738fc5ab61a";
-  const int64_t victims = h.scalar(
-      "SELECT SUM(input_tokens) FROM usage_days WHERE session_uid = '" + victim + "'");
+  const int64_t victims =
+      h.scalar("SELECT SUM(input_tokens) FROM usage_days WHERE session_uid = '" + victim + "'");
   BOOST_REQUIRE(victims > 0);
   // DELETE marks the session's days.
   h.db().exec("DELETE FROM usage_days WHERE session_uid = '" + victim + "'");
@@ -472,14 +491,15 @@ BOOST_AUTO_TEST_CASE(changed_usage_days_are_marked_stale_and_the_digest_pass_ref
   BOOST_TEST(input_tokens("--by day") == all - victims);
   helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a delete");
   // INSERT marks the new row's day.
-  h.db().exec(
-      "INSERT INTO usage_days VALUES ('" + victim + "', '2030-01-01', 'm', 1, 7, 0, 0, 0, 0, 0.5)");
+  h.db().exec("INSERT INTO usage_days VALUES ('" + victim +
+              "', '2030-01-01', 'm', 1, 7, 0, 0, 0, 0, 0.5)");
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_rollup_stale WHERE day = '2030-01-01'") == 1);
   BOOST_TEST(input_tokens("--by day") == all - victims + 7);
   h.sweep();
   BOOST_TEST(input_tokens("--by day --since 2030-01-01") == 7);
   // UPDATE marks the old and the new day.
-  h.db().exec("UPDATE usage_days SET day = '2030-01-02', input_tokens = 9 WHERE day = '2030-01-01'");
+  h.db().exec(
+      "UPDATE usage_days SET day = '2030-01-02', input_tokens = 9 WHERE day = '2030-01-01'");
   BOOST_TEST(stale_days() == 2);
   BOOST_TEST(input_tokens("--by model") == all - victims + 9);
   h.sweep();
@@ -508,9 +528,10 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
     DROP TABLE usage_rollup_stale;
     {}
     PRAGMA user_version = 9;
-    COMMIT;)sql", helix::test::kUndoSchema11));
+    COMMIT;)sql",
+                          helix::test::kUndoSchema11));
   BOOST_TEST(h.helix("usage --by model --json").out == by_model);  // read-only: no migration
-  { helix::Store store(h.store_db()); }                          // a writable open migrates
+  { helix::Store store(h.store_db()); }                            // a writable open migrates
   BOOST_TEST(h.scalar("PRAGMA user_version") == helix::kStoreSchemaVersion);
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_rollup") ==
              h.scalar("SELECT COUNT(*) FROM (SELECT DISTINCT d.day, d.model, s.flavor FROM "
@@ -529,14 +550,16 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
 
 BOOST_AUTO_TEST_CASE(a_second_digester_is_swapped_in_through_the_config) {
   Home h({"digester_v1/kind_counter"});
-  h.config("[digest]\ndigesters = [\"kind_counter\"]\n[digesters.kind_counter]\ngreeting = \"hi\"\n");
+  h.config(
+      "[digest]\ndigesters = [\"kind_counter\"]\n[digesters.kind_counter]\ngreeting = \"hi\"\n");
   Run r = h.sweep();
   BOOST_TEST(r.out.find("(kind_counter 31)") != std::string::npos);
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM digests WHERE digester = 'session_digest'") == 0);
   auto d = h.db();
   auto sessions = d.prepare(
       "SELECT s.uid, s.task_ref, (SELECT COUNT(*) FROM events e WHERE e.session_uid = s.uid AND "
-      "e.shadowed = 0), (SELECT COUNT(*) FROM usage u WHERE u.session_uid = s.uid) FROM sessions s");
+      "e.shadowed = 0), (SELECT COUNT(*) FROM usage u WHERE u.session_uid = s.uid) FROM sessions "
+      "s");
   int n = 0;
   while (sessions.step()) {
     ++n;
@@ -602,7 +625,8 @@ BOOST_AUTO_TEST_CASE(redigest_only_new_events_or_a_new_major_version) {
   const auto before = h.digest(uid);
   helix::test::write_file(
       h.dir / "home/claude/projects/-work-decisions/d0000000-0000-4000-8000-000000000001.jsonl",
-      R"({"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u4","parentUuid":"a3","timestamp":"2026-03-01T10:05:00.000Z","cwd":"/work/decisions","message":{"role":"user","content":"do it again, please"}})" "\n",
+      R"({"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u4","parentUuid":"a3","timestamp":"2026-03-01T10:05:00.000Z","cwd":"/work/decisions","message":{"role":"user","content":"do it again, please"}})"
+      "\n",
       /*append=*/true);
   Run grown = h.sweep();
   BOOST_TEST(grown.out.find("digested 1 sessions") != std::string::npos);
@@ -627,7 +651,8 @@ BOOST_AUTO_TEST_CASE(redigest_only_new_events_or_a_new_major_version) {
   h.add_plugin("digester_throw/kind_counter_throw");
   helix::test::write_file(
       h.dir / "home/claude/projects/-work-decisions/d0000000-0000-4000-8000-000000000001.jsonl",
-      R"({"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u5","parentUuid":"u4","timestamp":"2026-03-01T10:06:00.000Z","cwd":"/work/decisions","message":{"role":"user","content":"hello"}})" "\n",
+      R"({"type":"user","sessionId":"d0000000-0000-4000-8000-000000000001","uuid":"u5","parentUuid":"u4","timestamp":"2026-03-01T10:06:00.000Z","cwd":"/work/decisions","message":{"role":"user","content":"hello"}})"
+      "\n",
       /*append=*/true);
   const auto kept = h.digest(uid, "kind_counter");
   Run failing = h.sweep();
@@ -650,8 +675,9 @@ BOOST_AUTO_TEST_CASE(models_the_price_table_lacks_are_unpriced_until_configured)
   BOOST_TEST(shipped.at("prices_as_of").as_string() == "2025-11-24");
 
   Home h;
-  h.config("[digesters.session_digest.prices.\"claude-opus-4-6\"]\n"
-           "input = 5.0\noutput = 25.0\ncache_read = 0.5\ncache_creation = 6.25\n");
+  h.config(
+      "[digesters.session_digest.prices.\"claude-opus-4-6\"]\n"
+      "input = 5.0\noutput = 25.0\ncache_read = 0.5\ncache_creation = 6.25\n");
   h.sweep();
   auto configured = h.digest(uid).at("cost").as_object();
   BOOST_TEST(configured.at("unpriced_models").as_array().empty());

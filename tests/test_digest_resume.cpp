@@ -5,20 +5,20 @@
 #define BOOST_TEST_MODULE digest_resume
 #include <boost/test/unit_test.hpp>
 
-#include "plugins/digester_instance.hpp"
-#include "store/digest_store.hpp"
-#include "plugins/plugin_registry.hpp"
-#include "store/store.hpp"
 #include "helix_command.hpp"
+#include "plugins/digester_instance.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "store/digest_store.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 #include "usage_rollup_check.hpp"
 
+#include <fmt/format.h>
 #include <boost/json.hpp>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 
 namespace fs = std::filesystem;
@@ -37,13 +37,14 @@ struct Home {
   const fs::file_time_type long_ago = fs::file_time_type::clock::now() - std::chrono::hours(48);
 
   Home() {
-    const std::string make = fmt::format("{}/../scripts/make-sample-home {} {}",
-                                         HELIX_TEST_FIXTURE_DIR "/..", HELIX_TEST_FIXTURE_DIR,
-                                         (dir / "home").string());
+    const std::string make =
+        fmt::format("{}/../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR "/..",
+                    HELIX_TEST_FIXTURE_DIR, (dir / "home").string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
-    env = fmt::format("CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-                      "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg TZ=UTC ",
-                      dir.path().string());
+    env = fmt::format(
+        "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
+        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg TZ=UTC ",
+        dir.path().string());
     fs::create_directories(dir / "plugins");
     for (const auto& e : fs::directory_iterator(HELIX_TEST_PLUGIN_DIR))
       if (e.path().extension() == ".so")
@@ -67,10 +68,9 @@ struct Home {
       helix::test::write_file(dir / (store + ".toml"), config);
       config_arg = " --config " + (dir / (store + ".toml")).string();
     }
-    const std::string cmd = fmt::format("{}{} --plugins {} --store {}{} {} 2>{}", env,
-                                        HELIX_TEST_HOST_BINARY, (dir / "plugins").string(),
-                                        (dir / store).string(), config_arg, args,
-                                        err_file.string());
+    const std::string cmd = fmt::format(
+        "{}{} --plugins {} --store {}{} {} 2>{}", env, HELIX_TEST_HOST_BINARY,
+        (dir / "plugins").string(), (dir / store).string(), config_arg, args, err_file.string());
     return helix::test::run_command(cmd, err_file);
   }
 
@@ -83,8 +83,9 @@ struct Home {
 
   std::string digest(const std::string& store, const std::string& uid,
                      const std::string& digester = "") const {
-    Run r = helix(store, "", "digest '" + uid + "' --json" +
-                                 (digester.empty() ? "" : " --digester " + digester));
+    Run r =
+        helix(store, "",
+              "digest '" + uid + "' --json" + (digester.empty() ? "" : " --digester " + digester));
     BOOST_TEST_REQUIRE(r.exit_code == 0, uid << ": " << r.err);
     return r.out;
   }
@@ -102,9 +103,9 @@ struct Home {
         reasoning_tokens FROM usage WHERE session_uid = ? ORDER BY key)sql");
     ledger.bind(1, uid);
     while (ledger.step())
-      out += fmt::format("usage {} {} {} {} {} {}\n", ledger.text(0), ledger.integer(1),
-                         ledger.integer(2), ledger.integer(3), ledger.integer(4),
-                         ledger.integer(5));
+      out +=
+          fmt::format("usage {} {} {} {} {} {}\n", ledger.text(0), ledger.integer(1),
+                      ledger.integer(2), ledger.integer(3), ledger.integer(4), ledger.integer(5));
     auto days = s->database().prepare(R"sql(
       SELECT day, model, calls, input_tokens, output_tokens, cache_read_tokens,
         cache_creation_tokens, reasoning_tokens, printf('%.9f', COALESCE(cost_usd, -1))
@@ -200,10 +201,12 @@ std::string codex_growth(const fs::path& file, int round) {
          json::serialize(usage_record) + "\n";
 }
 
-const char* kClaudeFile = "claude/projects/-samples-entire-2.0.76-tool-errors/"
-                          "entire-2.0.76-tool-errors.jsonl";
-const char* kCodexFile = "codex/sessions/2026/11/22/"
-                         "rollout-2026-11-22T09-34-50-01a2029b-bd0f-7b52-b27b-ba8d4ea361c8.jsonl";
+const char* kClaudeFile =
+    "claude/projects/-samples-entire-2.0.76-tool-errors/"
+    "entire-2.0.76-tool-errors.jsonl";
+const char* kCodexFile =
+    "codex/sessions/2026/11/22/"
+    "rollout-2026-11-22T09-34-50-01a2029b-bd0f-7b52-b27b-ba8d4ea361c8.jsonl";
 
 // The uid of the session a source holds.
 std::string uid_of(const Home& h, const std::string& store, const fs::path& file) {
@@ -228,8 +231,8 @@ void expect_same_as_fresh(const Home& h, const std::string& uid, int round,
   BOOST_TEST(kept == never, "round " << round << " " << uid << "\n " << store << ": " << kept
                                      << "\n fresh:    " << never);
   BOOST_TEST(h.usage_of(store, uid) == h.usage_of(fresh, uid), "round " << round);
-  for (const char* sum : {"SUM(input_tokens)", "SUM(output_tokens)", "SUM(cache_read_tokens)",
-                          "SUM(calls)"}) {
+  for (const char* sum :
+       {"SUM(input_tokens)", "SUM(output_tokens)", "SUM(cache_read_tokens)", "SUM(calls)"}) {
     const std::string sql = fmt::format("SELECT {} FROM usage_days", sum);
     BOOST_TEST(h.scalar(store, sql) == h.scalar(fresh, sql), sum << " round " << round);
   }
@@ -258,7 +261,8 @@ BOOST_AUTO_TEST_CASE(resume_at_every_split_point_equals_the_whole_digest) {
     const auto usage = helix::session_usage(*store, session.uid);
     const std::string whole = digester.run(session, events, usage).json;
     for (std::size_t k = 0; k <= events.size(); ++k) {
-      const std::vector<helix::EventRow> head(events.begin(), events.begin() + static_cast<long>(k));
+      const std::vector<helix::EventRow> head(events.begin(),
+                                              events.begin() + static_cast<long>(k));
       const std::vector<helix::EventRow> tail(events.begin() + static_cast<long>(k), events.end());
       const std::string state = digester.run(session, head, usage).state;
       BOOST_TEST_REQUIRE(!state.empty());
@@ -282,12 +286,12 @@ BOOST_AUTO_TEST_CASE(a_state_of_an_unknown_version_is_refused_and_nothing_is_dig
   helix::SessionRow session;
   session.uid = "test:s";
   for (const char* bad : {"{\"v\":99}", "not json", "{\"v\":1}"})
-    BOOST_CHECK_EXCEPTION(digester.run(session, {}, {}, std::string(bad)), std::runtime_error,
-                          [](const std::runtime_error& e) {
-                            return std::string(e.what()).find(
-                                       "could not resume test:s from its saved state") !=
-                                   std::string::npos;
-                          });
+    BOOST_CHECK_EXCEPTION(
+        digester.run(session, {}, {}, std::string(bad)), std::runtime_error,
+        [](const std::runtime_error& e) {
+          return std::string(e.what()).find("could not resume test:s from its saved state") !=
+                 std::string::npos;
+        });
   BOOST_CHECK_NO_THROW(digester.run(session, {}, {}));  // the instance is still usable
 }
 
@@ -366,8 +370,8 @@ BOOST_AUTO_TEST_CASE(growth_after_eviction_keeps_the_digest_and_totals_of_a_fres
   for (const auto& uid : {claude, codex}) {
     BOOST_TEST(h.scalar("evicting", "SELECT evicted_at_ms IS NOT NULL FROM sessions WHERE uid = '" +
                                         uid + "'") == 1);
-    BOOST_TEST(h.scalar("evicting", "SELECT COUNT(*) FROM events WHERE session_uid = '" + uid +
-                                        "'") == 0);
+    BOOST_TEST(
+        h.scalar("evicting", "SELECT COUNT(*) FROM events WHERE session_uid = '" + uid + "'") == 0);
     BOOST_TEST(h.scalar("evicting", "SELECT COUNT(*) FROM usage WHERE session_uid = '" + uid +
                                         "'") > 0);  // the ledger stays
   }
@@ -380,8 +384,8 @@ BOOST_AUTO_TEST_CASE(growth_after_eviction_keeps_the_digest_and_totals_of_a_fres
     for (const auto& uid : {claude, codex}) {
       expect_same_as_fresh(h, uid, round);
       // Re-evicted in the same sweep: its digest was fresh again.
-      BOOST_TEST(h.scalar("evicting", "SELECT COUNT(*) FROM events WHERE session_uid = '" + uid +
-                                          "'") == 0);
+      BOOST_TEST(h.scalar("evicting",
+                          "SELECT COUNT(*) FROM events WHERE session_uid = '" + uid + "'") == 0);
     }
   }
 }
@@ -412,8 +416,8 @@ BOOST_AUTO_TEST_CASE(a_grown_evicted_session_exports_and_searches_its_digest) {
   append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), 1));
   h.age_every_file();
   h.sweep("store");  // the default caps: it stays as grown
-  BOOST_TEST(h.scalar("store", "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude +
-                                   "'") == 2);
+  BOOST_TEST(
+      h.scalar("store", "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude + "'") == 2);
   const Run exported = h.helix("store", "", "export '" + claude + "' --format json");
   BOOST_TEST_REQUIRE(exported.exit_code == 0, exported.err);
   const auto doc = json::parse(exported.out).as_object();
@@ -446,14 +450,15 @@ BOOST_AUTO_TEST_CASE(a_document_rewritten_after_eviction_is_not_counted_twice) {
   const fs::path meta = h.home(
       "claude/projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/"
       "agent-aef063ba534d73153.meta.json");
-  const fs::path usage_json = h.home(
-      "grok/sessions/%2Ftmp%2Fgh%2Fproj/01a2029c-db54-7f63-8de6-3e496b22d736/usage.json");
+  const fs::path usage_json =
+      h.home("grok/sessions/%2Ftmp%2Fgh%2Fproj/01a2029c-db54-7f63-8de6-3e496b22d736/usage.json");
   BOOST_REQUIRE(fs::exists(meta));
   BOOST_REQUIRE(fs::exists(usage_json));
   const std::string parent = "claude:ef958aa1-0e93-49f0-bb71-150f63befcd1";
   const std::string grok = "grok:01a2029c-db54-7f63-8de6-3e496b22d736";
   helix::test::write_file(
-      meta, R"j({"agentType":"general-purpose","description":"Round 2: bob comparison (renamed)"})j");
+      meta,
+      R"j({"agentType":"general-purpose","description":"Round 2: bob comparison (renamed)"})j");
   auto doc = json::parse(helix::test::read_file(usage_json)).as_object();
   auto& turn = doc["turns"].as_array().back().as_object();
   turn["outputTokens"] = turn["outputTokens"].to_number<int64_t>() + 40;
@@ -467,9 +472,9 @@ BOOST_AUTO_TEST_CASE(a_document_rewritten_after_eviction_is_not_counted_twice) {
 // session keeps its old digest from it, and the sweep says so once, counted.
 BOOST_AUTO_TEST_CASE(a_digester_without_resume_keeps_its_digest_and_is_reported_once) {
   Home h;
-  fs::copy_file(fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_abi_1_1" /
-                    "libhelix_kind_counter_abi_1_1.so",
-                h.dir / "plugins" / "libhelix_kind_counter_abi_1_1.so");
+  fs::copy_file(
+      fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_abi_1_1" / "libhelix_kind_counter_abi_1_1.so",
+      h.dir / "plugins" / "libhelix_kind_counter_abi_1_1.so");
   helix::PluginRegistry registry;
   registry.load_directory(h.dir / "plugins");
   BOOST_TEST(registry.refused().empty());
@@ -478,8 +483,8 @@ BOOST_AUTO_TEST_CASE(a_digester_without_resume_keeps_its_digest_and_is_reported_
   BOOST_TEST(old_abi->abi_minor == 1u);
   BOOST_TEST(!helix::DigesterInstance(*old_abi).can_resume());
 
-  const std::string config = std::string(kEvictAll) +
-                             "[digest]\ndigesters = [\"session_digest\", \"kind_counter\"]\n";
+  const std::string config =
+      std::string(kEvictAll) + "[digest]\ndigesters = [\"session_digest\", \"kind_counter\"]\n";
   h.sweep("evicting", config);
   const std::string claude = uid_of(h, "evicting", h.home(kClaudeFile));
   const std::string codex = uid_of(h, "evicting", h.home(kCodexFile));
@@ -506,9 +511,9 @@ BOOST_AUTO_TEST_CASE(a_digester_without_resume_keeps_its_digest_and_is_reported_
 // it until new records arrive, and retention evicts that growth like any analyzed session's.
 BOOST_AUTO_TEST_CASE(growth_that_cannot_fold_is_reported_once_until_new_records_arrive) {
   Home h;
-  fs::copy_file(fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_abi_1_1" /
-                    "libhelix_kind_counter_abi_1_1.so",
-                h.dir / "plugins" / "libhelix_kind_counter_abi_1_1.so");
+  fs::copy_file(
+      fs::path(HELIX_TEST_PLUGINS_ROOT) / "digester_abi_1_1" / "libhelix_kind_counter_abi_1_1.so",
+      h.dir / "plugins" / "libhelix_kind_counter_abi_1_1.so");
   const std::string config = "[digest]\ndigesters = [\"kind_counter\"]\n";
   const std::string evicting = std::string(kEvictAll) + config;
   h.sweep("store", evicting);
@@ -553,8 +558,8 @@ BOOST_AUTO_TEST_CASE(coverage_widened_without_a_state_drops_the_older_base) {
     st.bind(1, claude).run();
   }
   h.sweep("store", kEvictAll);  // the growth goes
-  BOOST_TEST(h.scalar("store", "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude +
-                                   "'") == 0);
+  BOOST_TEST(
+      h.scalar("store", "SELECT COUNT(*) FROM events WHERE session_uid = '" + claude + "'") == 0);
   BOOST_TEST(h.scalar("store", base) == 0);
   append(h.home(kClaudeFile), claude_growth(h.home(kClaudeFile), 2));
   h.age_every_file();

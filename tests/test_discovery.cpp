@@ -4,13 +4,13 @@
 
 #include "ingest/discovery.hpp"
 #include "ingest/source_file.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
-#include <algorithm>
 #include <sys/inotify.h>
 #include <unistd.h>
+#include <algorithm>
 
 using namespace helix;
 
@@ -28,17 +28,17 @@ BOOST_AUTO_TEST_CASE(globs_match_within_and_across_segments) {
 }
 
 BOOST_AUTO_TEST_CASE(credential_files_are_recognised) {
-  for (const char* name : {".credentials.json", "auth.json", "id_rsa", "id_ed25519.pub",
-                           "server.pem", "api.key", ".netrc", "oauth_creds.json",
-                           "AUTH.JSON", ".env.local", ".git-credentials", "gh.token",
-                           "client_secret_123.json", "google-credentials.json"})
+  for (const char* name :
+       {".credentials.json", "auth.json", "id_rsa", "id_ed25519.pub", "server.pem", "api.key",
+        ".netrc", "oauth_creds.json", "AUTH.JSON", ".env.local", ".git-credentials", "gh.token",
+        "client_secret_123.json", "google-credentials.json"})
     BOOST_TEST(is_credential_file(name), name);
   BOOST_TEST(is_credential_path("/home/u/.ssh/config"));
   BOOST_TEST(is_credential_path("/home/u/.aws/credentials"));
   BOOST_TEST(is_credential_path("/home/u/.docker/config.json"));
   BOOST_TEST(!is_credential_path("/home/u/.claude/projects/-a/x.jsonl"));
-  for (const char* name : {"rollout-2026.jsonl", "summary.json", "updates.jsonl",
-                           "agent-a1.meta.json", "keys.md"})
+  for (const char* name :
+       {"rollout-2026.jsonl", "summary.json", "updates.jsonl", "agent-a1.meta.json", "keys.md"})
     BOOST_TEST(!is_credential_file(name), name);
 }
 
@@ -51,8 +51,7 @@ struct CredentialHome {
   helix::test::TempDir temp;
   std::filesystem::path root = temp / "home";
   std::vector<std::filesystem::path> secrets = {root / "auth.json", root / ".credentials.json",
-                                                root / "keys/server.pem",
-                                                root / "cache/gh.token",
+                                                root / "keys/server.pem", root / "cache/gh.token",
                                                 root / ".ssh/id_ed25519"};
   CredentialHome() {
     helix::test::write_file(root / "a.test", "user_msg hello\n");
@@ -127,8 +126,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_asking_for_credential_files_is_refused_and_they_ar
   const helix::SweepReport hooked = sweep.run_paths(direct);
   BOOST_TEST(hooked.sources_failed == static_cast<int64_t>(home.secrets.size()));
   BOOST_TEST(hooked.events_added == 0);
-  for (const auto& f : home.secrets)
-    BOOST_CHECK_THROW(helix::SourceFile{f}, std::runtime_error);
+  for (const auto& f : home.secrets) BOOST_CHECK_THROW(helix::SourceFile{f}, std::runtime_error);
   BOOST_TEST(watch.opens() == 0);
   BOOST_TEST(!store.find_source((home.root / "auth.json").string()).has_value());
 

@@ -5,15 +5,15 @@
 #include <boost/test/unit_test.hpp>
 #include <sstream>
 
-#include "store/database.hpp"
-#include "recall_home.hpp"
 #include "recall/transcript.hpp"
+#include "recall_home.hpp"
+#include "store/database.hpp"
 
 namespace json = boost::json;
 using helix::test::RecallHome;
 using helix::test::Run;
-using helix::test::TempDir;
 using helix::test::run_helix;
+using helix::test::TempDir;
 
 namespace {
 

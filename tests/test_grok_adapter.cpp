@@ -94,9 +94,9 @@ BOOST_AUTO_TEST_SUITE(updates_journal)
 // reply, turn_completed, background_tasks, prompt, reply, turn_completed.
 BOOST_AUTO_TEST_CASE(one_event_per_message_and_tool_step) {
   const RecordBatch b = parse(kSessionDir + "updates.jsonl");
-  const std::vector<std::string> expected = {"user_msg",  "tool_call",     "tool_result",
-                                             "assistant_msg", "lifecycle", "lifecycle",
-                                             "user_msg",  "assistant_msg", "lifecycle"};
+  const std::vector<std::string> expected = {"user_msg",      "tool_call",     "tool_result",
+                                             "assistant_msg", "lifecycle",     "lifecycle",
+                                             "user_msg",      "assistant_msg", "lifecycle"};
   BOOST_TEST(kinds(b) == expected, boost::test_tools::per_element());
   const std::vector<uint64_t> expected_offsets = {0, 359, 2047, 3045, 3543, 4265, 4535, 4885, 5382};
   BOOST_TEST(offsets(b) == expected_offsets, boost::test_tools::per_element());
@@ -275,9 +275,9 @@ BOOST_AUTO_TEST_SUITE(chat_history)
 // (empty content), tool_result, reply, prompt 1, reply.
 BOOST_AUTO_TEST_CASE(current_form_from_the_real_binary) {
   const RecordBatch b = parse(kSessionDir + "chat_history.jsonl");
-  const std::vector<std::string> expected = {"other",     "other",       "other",
-                                             "user_msg",  "tool_call",   "tool_result",
-                                             "assistant_msg", "user_msg", "assistant_msg"};
+  const std::vector<std::string> expected = {"other",         "other",     "other",
+                                             "user_msg",      "tool_call", "tool_result",
+                                             "assistant_msg", "user_msg",  "assistant_msg"};
   BOOST_TEST(kinds(b) == expected, boost::test_tools::per_element());
   const std::vector<uint64_t> expected_offsets = {0, 118, 360, 891, 1010, 1203, 1288, 1379, 1489};
   BOOST_TEST(offsets(b) == expected_offsets, boost::test_tools::per_element());
@@ -324,7 +324,7 @@ BOOST_AUTO_TEST_CASE(messages_in_both_files_share_their_native_keys) {
 BOOST_AUTO_TEST_CASE(current_form_with_reasoning_and_server_tools) {
   const RecordBatch b = parse(kCurrentDir + "chat_history.jsonl");
   const std::vector<std::string> expected = {
-      "other",     "other",         "user_msg",    "thinking",           "tool_call",
+      "other",         "other",     "user_msg",    "thinking",           "tool_call",
       "assistant_msg", "tool_call", "tool_result", "human_intervention", "assistant_msg"};
   BOOST_TEST(kinds(b) == expected, boost::test_tools::per_element());
   const std::vector<uint64_t> expected_offsets = {0, 43, 153, 251, 350, 519, 519, 715, 786, 897};
@@ -348,7 +348,7 @@ BOOST_AUTO_TEST_CASE(current_form_with_reasoning_and_server_tools) {
 // from source-v1.jsonl: both forms must give the same conversation and the same keys.
 BOOST_AUTO_TEST_CASE(legacy_role_form) {
   const RecordBatch b = parse(kLegacyDir + "chat_history.jsonl");
-  const std::vector<std::string> expected = {"other",     "user_msg",    "thinking",
+  const std::vector<std::string> expected = {"other",         "user_msg",  "thinking",
                                              "assistant_msg", "tool_call", "tool_result",
                                              "assistant_msg"};
   BOOST_TEST(kinds(b) == expected, boost::test_tools::per_element());
@@ -364,7 +364,8 @@ BOOST_AUTO_TEST_CASE(legacy_role_form) {
 
   const std::string source_v1 = helix::test::read_file(fixture(kLegacyDir + "source-v1.jsonl"));
   const RecordBatch v1 = parse_text(
-      "/g/sessions/%2Fworkspace%2Fagentsview/019f6000-0000-7000-8000-000000000002/chat_history.jsonl",
+      "/g/sessions/%2Fworkspace%2Fagentsview/019f6000-0000-7000-8000-000000000002/"
+      "chat_history.jsonl",
       source_v1);
   BOOST_TEST(native_keys(v1) == native_keys(b));
   BOOST_TEST(native_keys(b).size() == 6u);  // prompt, thought, 2 replies, call, result
@@ -471,9 +472,9 @@ BOOST_AUTO_TEST_CASE(cwd_decoding_is_offered_only_when_certain) {
   BOOST_TEST(cwd_of("%2ftmp%2fx").empty());  // not Grok's upper-case encoding
   BOOST_TEST(cwd_of("%2Ftmp%2").empty());
 
-  const RecordBatch dot_cwd = parse_text(
-      "/g/sessions/very-long-directory-name-segment-07-8a969ab5d6c2a2cf/.cwd",
-      "/very/long/directory-name-segment-07", HELIX_LAYOUT_DOCUMENT);
+  const RecordBatch dot_cwd =
+      parse_text("/g/sessions/very-long-directory-name-segment-07-8a969ab5d6c2a2cf/.cwd",
+                 "/very/long/directory-name-segment-07", HELIX_LAYOUT_DOCUMENT);
   BOOST_TEST(dot_cwd.sessions.empty());
   BOOST_TEST(warning_categories(dot_cwd) == std::vector<std::string>{"cwd_unattributed"},
              boost::test_tools::per_element());
@@ -495,8 +496,8 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(probe)
 
 BOOST_AUTO_TEST_CASE(grok_files_score_high) {
-  for (const char* name : {"updates.jsonl", "chat_history.jsonl", "events.jsonl", "summary.json",
-                           "usage.json"})
+  for (const char* name :
+       {"updates.jsonl", "chat_history.jsonl", "events.jsonl", "summary.json", "usage.json"})
     BOOST_TEST(harness().probe(fixture(kSessionDir + name)) == 100, name);
   BOOST_TEST(harness().probe(fixture(kGroupDir + "prompt_history.jsonl")) == 100);
   BOOST_TEST(harness().probe(fixture(kLegacyDir + "chat_history.jsonl")) == 100);
@@ -515,7 +516,8 @@ BOOST_AUTO_TEST_CASE(other_files_and_agents_score_zero) {
       "\n";
   const auto& adapter = harness().adapter();
   BOOST_TEST(adapter.probe("/h/.claude/projects/-tmp/c1.jsonl", claude, claude.size()) == 0);
-  BOOST_TEST(adapter.probe("/h/.codex/sessions/2025/10/01/rollout-x.jsonl", codex, codex.size()) == 0);
+  BOOST_TEST(adapter.probe("/h/.codex/sessions/2025/10/01/rollout-x.jsonl", codex, codex.size()) ==
+             0);
   // A Grok file name is not enough: the content must be Grok's.
   BOOST_TEST(adapter.probe("/h/.grok/sessions/%2Ftmp/s/updates.jsonl", claude, claude.size()) == 0);
   BOOST_TEST(adapter.probe("/h/.grok/sessions/%2Ftmp/s/events.jsonl", codex, codex.size()) == 0);

@@ -9,11 +9,11 @@
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
-#include <chrono>
-#include <cstdlib>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <chrono>
+#include <cstdlib>
 #include <thread>
 
 using namespace helix;
@@ -30,9 +30,9 @@ struct Home {
   std::filesystem::path home = dir / "home";
 
   Home() {
-    const std::string make = fmt::format("{}/../../scripts/make-sample-home {} {}",
-                                         HELIX_TEST_FIXTURE_DIR, HELIX_TEST_FIXTURE_DIR,
-                                         home.string());
+    const std::string make =
+        fmt::format("{}/../../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR,
+                    HELIX_TEST_FIXTURE_DIR, home.string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
     ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
     ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
@@ -42,7 +42,8 @@ struct Home {
   }
 
   std::vector<std::string> args(const std::string& store, std::vector<std::string> rest) const {
-    std::vector<std::string> a{"--plugins", HELIX_TEST_PLUGIN_DIR, "--store", (dir / store).string()};
+    std::vector<std::string> a{"--plugins", HELIX_TEST_PLUGIN_DIR, "--store",
+                               (dir / store).string()};
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
   }
@@ -78,10 +79,10 @@ struct Home {
   }
 
   std::string claude_event(const std::string& name = "Stop") const {
-    return fmt::format(R"({{"session_id":"{}","transcript_path":"{}","cwd":"/src","hook_event_name":"{}"}})",
-                       kClaude,
-                       (home / "claude/projects/-src-experiments-claude_p" / (kClaude + ".jsonl")).string(),
-                       name);
+    return fmt::format(
+        R"({{"session_id":"{}","transcript_path":"{}","cwd":"/src","hook_event_name":"{}"}})",
+        kClaude,
+        (home / "claude/projects/-src-experiments-claude_p" / (kClaude + ".jsonl")).string(), name);
   }
 };
 
@@ -102,10 +103,12 @@ BOOST_AUTO_TEST_CASE(a_claude_stop_hook_ingests_that_session_and_its_sidechains_
   int64_t sidechain = 0;
   for (const auto& e : s.events(uid, false)) sidechain += e.is_sidechain;
   BOOST_TEST(sidechain > 0);  // <session>/subagents/agent-*.jsonl came in with it
-  BOOST_TEST(log("store").find(fmt::format("claude {} Stop: 2 files", kClaude)) != std::string::npos,
-             log("store"));
+  BOOST_TEST(
+      log("store").find(fmt::format("claude {} Stop: 2 files", kClaude)) != std::string::npos,
+      log("store"));
   // SessionEnd after Stop, and the pull sweep after both: idempotent, nothing added.
-  BOOST_TEST(run("store", {"hook", "claude", "--foreground"}, claude_event("SessionEnd")).exit_code == 0);
+  BOOST_TEST(
+      run("store", {"hook", "claude", "--foreground"}, claude_event("SessionEnd")).exit_code == 0);
   BOOST_TEST(stored("store").at(uid) == expected.at(uid));
   auto sweep = run("store", {"sweep"});
   BOOST_TEST(sweep.exit_code == 0);
@@ -122,7 +125,8 @@ BOOST_AUTO_TEST_CASE(the_hook_digests_its_session_and_evicts_only_when_the_caden
   for (const std::string cadence : {"daily", "on-hook"}) {
     const auto config = dir / (cadence + ".toml");
     test::write_file(config, fmt::format("[session_memory.retention]\nraw_soft_cap_bytes = "
-                                         "\"1KiB\"\ncadence = \"{}\"\n", cadence));
+                                         "\"1KiB\"\ncadence = \"{}\"\n",
+                                         cadence));
     const std::string store = "store-" + cadence;
     auto r = run(store, {"--config", config.string(), "hook", "claude", "--foreground"},
                  claude_event("SessionEnd"));
@@ -203,8 +207,9 @@ BOOST_AUTO_TEST_CASE(grok_build_hooks_are_recognised_even_from_claude_settings) 
   // Grok Build also runs the hooks of .claude/settings.json; its events are camelCase and it
   // sets GROK_HOOK_EVENT for every hook process.
   ::setenv("GROK_HOOK_EVENT", "Stop", 1);
-  auto r = run("store", {"hook", "claude", "--foreground"},
-               fmt::format(R"({{"hookEventName":"Stop","sessionId":"{}","cwd":"/tmp/gh/proj"}})", kGrok));
+  auto r = run(
+      "store", {"hook", "claude", "--foreground"},
+      fmt::format(R"({{"hookEventName":"Stop","sessionId":"{}","cwd":"/tmp/gh/proj"}})", kGrok));
   ::unsetenv("GROK_HOOK_EVENT");
   BOOST_TEST(r.exit_code == 0);
   const auto got = stored("store");

@@ -50,7 +50,8 @@ BOOST_AUTO_TEST_CASE(probe_claims_flat_traces_only) {
   BOOST_TEST(ex.adapter->probe(kSample.string(), sample, sample.size()) == 90);
   BOOST_TEST(ex.adapter->probe("/home/u/elsewhere/x.jsonl", sample, sample.size()) == 0);
   const std::string claude_line =
-      R"({"type":"user","timestamp":"2026-04-30T18:27:10Z","sessionId":"bf053cbd"})" "\n";
+      R"({"type":"user","timestamp":"2026-04-30T18:27:10Z","sessionId":"bf053cbd"})"
+      "\n";
   BOOST_TEST(ex.adapter->probe("/home/u/.claude/memory/traces/x.jsonl", claude_line, 70) == 0);
 }
 
@@ -98,7 +99,8 @@ BOOST_AUTO_TEST_CASE(bad_and_unknown_records_are_reported_and_kept) {
   Example ex;
   const std::string data =
       "not json\n"
-      R"({"ts":5,"kind":"mystery","session_id":"named"})" "\n"
+      R"({"ts":5,"kind":"mystery","session_id":"named"})"
+      "\n"
       "[1,2]\n";
   const helix::RecordBatch batch = ex.parse("/m/traces/file-stem.jsonl", data);
   BOOST_TEST_REQUIRE(batch.warnings.size() == 3u);

@@ -6,13 +6,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include "config/config.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <set>
 
 using namespace helix;
@@ -55,7 +55,8 @@ Swept sweep(const std::map<std::string, std::string>& files) {
   for (const auto& row : out.sessions) {
     auto& list = out.events[row.uid];
     for (const auto& e : store.events(row.uid, true))
-      list.push_back(fmt::format("{}|{}|{}|{}|{}", e.kind, e.uid, e.ordinal, e.is_sidechain, e.text));
+      list.push_back(
+          fmt::format("{}|{}|{}|{}|{}", e.kind, e.uid, e.ordinal, e.is_sidechain, e.text));
     std::sort(list.begin(), list.end());
   }
   return out;
@@ -78,8 +79,10 @@ BOOST_AUTO_TEST_CASE(a_resumed_session_copying_earlier_records_counts_each_recor
   const Swept one = sweep({{"d563fb6b-39cf-4895-bb5f-681c33e58bbc.jsonl", all}});
   // The resume copy: the first file ends at line 60; the second repeats it and goes on. Both
   // orders on disk (the copy sorted first or last) must give the same session.
-  for (const std::string& copy_name : {std::string("0-resumed.jsonl"), std::string("z-resumed.jsonl")}) {
-    const Swept two = sweep({{"d563fb6b-39cf-4895-bb5f-681c33e58bbc.jsonl", early}, {copy_name, all}});
+  for (const std::string& copy_name :
+       {std::string("0-resumed.jsonl"), std::string("z-resumed.jsonl")}) {
+    const Swept two =
+        sweep({{"d563fb6b-39cf-4895-bb5f-681c33e58bbc.jsonl", early}, {copy_name, all}});
     BOOST_TEST_REQUIRE(two.sessions.size() == 1u);
     BOOST_TEST_REQUIRE(one.sessions.size() == 1u);
     const auto& a = one.sessions.front();

@@ -6,14 +6,14 @@
 #include "plugins/plugin_registry.hpp"
 #include "temp_dir.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <string>
 #include <utility>
 #include <vector>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -69,14 +69,15 @@ BOOST_AUTO_TEST_CASE(other_abi_major_is_refused_naming_both_versions_and_the_rem
   BOOST_TEST(contains(reason, fmt::format("this helix-host supports ABI {0}.0-{0}.{1}",
                                           HELIX_ABI_MAJOR, HELIX_ABI_MINOR)));
   BOOST_TEST(contains(reason, "major versions differ"));
-  BOOST_TEST(contains(reason, fmt::format("rebuild the plugin with HelixSDK {}.x", HELIX_ABI_MAJOR)));
+  BOOST_TEST(
+      contains(reason, fmt::format("rebuild the plugin with HelixSDK {}.x", HELIX_ABI_MAJOR)));
 }
 
 BOOST_AUTO_TEST_CASE(newer_abi_minor_is_refused_naming_both_versions_and_the_remedy) {
   const std::string reason = single_refusal("abi_minor", "abi_minor");
   BOOST_TEST(contains(reason, fmt::format("built for Helix plugin ABI {}.99", HELIX_ABI_MAJOR)));
-  BOOST_TEST(contains(reason, fmt::format("newer than this helix-host's {}.{}", HELIX_ABI_MAJOR,
-                                          HELIX_ABI_MINOR)));
+  BOOST_TEST(contains(
+      reason, fmt::format("newer than this helix-host's {}.{}", HELIX_ABI_MAJOR, HELIX_ABI_MINOR)));
   BOOST_TEST(contains(reason, fmt::format("upgrade helix-host or rebuild the plugin against "
                                           "HelixSDK {}.{}",
                                           HELIX_ABI_MAJOR, HELIX_ABI_MINOR)));
@@ -95,8 +96,8 @@ BOOST_AUTO_TEST_CASE(null_required_callback_is_refused) {
 
 BOOST_AUTO_TEST_CASE(truncated_adapter_table_is_refused_with_both_sizes) {
   const std::string reason = single_refusal("small_table", "small_table");
-  BOOST_TEST(contains(reason, fmt::format("its adapter table is {} bytes",
-                                          offsetof(helix_adapter_vtable, parse))));
+  BOOST_TEST(contains(
+      reason, fmt::format("its adapter table is {} bytes", offsetof(helix_adapter_vtable, parse))));
   BOOST_TEST(contains(reason, fmt::format("smaller than ABI {}.{} requires ({})", HELIX_ABI_MAJOR,
                                           HELIX_ABI_MINOR, sizeof(helix_adapter_vtable))));
 }
@@ -142,9 +143,8 @@ BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
   const helix::test::TempDir temp;
   const fs::path& dir = temp.path();
   const std::pair<const char*, const char*> cases[] = {
-      {"abi_major", "abi_major"},         {"abi_minor", "abi_minor"},
-      {"no_entry", "no_entry"},           {"good", "good"},
-      {"null_callback", "null_parse"},    {"small_table", "small_table"}};
+      {"abi_major", "abi_major"}, {"abi_minor", "abi_minor"},      {"no_entry", "no_entry"},
+      {"good", "good"},           {"null_callback", "null_parse"}, {"small_table", "small_table"}};
   for (const auto& [test_case, name] : cases)
     fs::copy_file(plugin_file(test_case, name), dir / plugin_file(test_case, name).filename());
   fs::copy_file(plugin_file("good", "good"), dir / "libother.so");  // wrong name: not a plugin
@@ -156,9 +156,9 @@ BOOST_AUTO_TEST_CASE(loading_goes_on_after_refusals) {
   BOOST_TEST(registry.loaded()[0].name == "good");
   std::vector<std::string> refused;
   for (const auto& r : registry.refused()) refused.push_back(r.path.filename().string());
-  const std::vector<std::string> expected = {
-      "libhelix_abi_major.so", "libhelix_abi_minor.so", "libhelix_garbage.so",
-      "libhelix_no_entry.so",  "libhelix_null_parse.so", "libhelix_small_table.so"};
+  const std::vector<std::string> expected = {"libhelix_abi_major.so",  "libhelix_abi_minor.so",
+                                             "libhelix_garbage.so",    "libhelix_no_entry.so",
+                                             "libhelix_null_parse.so", "libhelix_small_table.so"};
   BOOST_TEST(refused == expected, boost::test_tools::per_element());
   BOOST_TEST(contains(registry.refused()[2].reason, "it is not a readable shared library"));
 }

@@ -5,21 +5,21 @@
 #define BOOST_TEST_MODULE privacy
 #include <boost/test/unit_test.hpp>
 
+#include "ingest/sweep.hpp"
 #include "planted_secrets.hpp"
 #include "store/store.hpp"
-#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <zstd.h>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <map>
 #include <set>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <zstd.h>
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -33,8 +33,8 @@ const char* const kFlavors[] = {"claude", "codex", "grok"};
 // The members whose string values are message text, commands, tool input and output.
 bool plantable(std::string_view key) {
   static const std::set<std::string_view> keys = {
-      "text",   "content", "output", "arguments", "command", "message", "summary", "title",
-      "query",  "input",   "stdout", "stderr",    "result",  "prompt",  "thinking"};
+      "text",  "content", "output", "arguments", "command", "message", "summary", "title",
+      "query", "input",   "stdout", "stderr",    "result",  "prompt",  "thinking"};
   return keys.count(key) > 0;
 }
 
@@ -149,9 +149,9 @@ struct World {
   int exit_code = -1;
 
   World() {
-    const std::string make = fmt::format("{}/../scripts/make-sample-home {} {}",
-                                         HELIX_TEST_FIXTURE_DIR "/..", HELIX_TEST_FIXTURE_DIR,
-                                         home.string());
+    const std::string make =
+        fmt::format("{}/../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR "/..",
+                    HELIX_TEST_FIXTURE_DIR, home.string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
     allowed = helix::test::expand_planted("allowed", "[[ghp_ALLOWED{29:a}]]", 7);
     extra = helix::test::expand_planted("acme-token", "deploy key [[acme_{32:h}]]", 8);
@@ -246,8 +246,8 @@ BOOST_AUTO_TEST_CASE(no_planted_secret_is_left_in_any_byte_of_the_store) {
   for (std::size_t i = 0; i < unpacked.size(); ++i)
     blobs.emplace_back(fmt::format("pack {}", i), unpacked[i]);
   const auto hits = found_in(all, blobs);
-  BOOST_TEST(hits.empty(), hits.size() << " planted secrets left, first: "
-                                       << (hits.empty() ? "" : hits.front()));
+  BOOST_TEST(hits.empty(),
+             hits.size() << " planted secrets left, first: " << (hits.empty() ? "" : hits.front()));
   // The secrets did reach the store: their markers are there, for nearly every rule.
   std::set<std::string> rules;
   int64_t markers = 0;
@@ -262,7 +262,8 @@ BOOST_AUTO_TEST_CASE(no_planted_secret_is_left_in_any_byte_of_the_store) {
   BOOST_TEST(rules.size() >= 35u);
   // The allow-listed token is kept on purpose.
   bool allowed_kept = false;
-  for (const auto& pack : unpacked) allowed_kept |= pack.find(w.allowed.secret) != std::string::npos;
+  for (const auto& pack : unpacked)
+    allowed_kept |= pack.find(w.allowed.secret) != std::string::npos;
   BOOST_TEST(allowed_kept);
 }
 
@@ -298,9 +299,9 @@ BOOST_AUTO_TEST_CASE(a_store_without_redaction_counts_still_reads) {
     helix::Database db(old_store / "helix.db");
     db.exec("DROP TABLE session_redactions; PRAGMA user_version = 3");
   }
-  const std::string cmd = fmt::format("{} --config {} --store {} sessions --json",
-                                      HELIX_TEST_HOST_BINARY, w.config.string(),
-                                      old_store.string());
+  const std::string cmd =
+      fmt::format("{} --config {} --store {} sessions --json", HELIX_TEST_HOST_BINARY,
+                  w.config.string(), old_store.string());
   FILE* pipe = ::popen(cmd.c_str(), "r");
   std::string out;
   char buf[65536];

@@ -7,11 +7,11 @@
 #include "planted_secrets.hpp"
 #include "privacy/redactor.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
-#include <fmt/format.h>
 #include <random>
 #include <set>
 
@@ -159,9 +159,9 @@ BOOST_AUTO_TEST_CASE(secrets_at_string_boundaries_and_split_by_escapes_are_found
 // (redactor.cpp, only_json_syntax_outside): that holds only while no built-in rule can match
 // text made of whitespace, punctuation, numbers, true, false and null.
 BOOST_AUTO_TEST_CASE(no_builtin_rule_matches_json_syntax_alone) {
-  const std::vector<std::string> pieces = {" ", "\n", "\t", "{", "}", "[", "]", ":", ",", "\"",
-                                           "0", "7", "-1.5e+10", "E", "true", "false", "null",
-                                           "\"\":", "  \"    \""};
+  const std::vector<std::string> pieces = {
+      " ", "\n", "\t",       "{", "}",    "[",     "]",    ":",     ",",         "\"",
+      "0", "7",  "-1.5e+10", "E", "true", "false", "null", "\"\":", "  \"    \""};
   std::mt19937 random(3);
   for (int round = 0; round < 3000; ++round) {
     std::string text;
@@ -258,8 +258,7 @@ BOOST_AUTO_TEST_CASE(bad_configured_rules_are_explained) {
 BOOST_AUTO_TEST_CASE(redaction_is_fast_on_real_transcripts) {
   std::vector<std::string> lines;
   std::size_t bytes = 0;
-  for (const auto& entry :
-       std::filesystem::recursive_directory_iterator(HELIX_TEST_FIXTURE_DIR)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(HELIX_TEST_FIXTURE_DIR)) {
     if (entry.path().extension() != ".jsonl") continue;
     const std::string text = helix::test::read_file(entry.path());
     for (std::size_t pos = 0, end; pos < text.size(); pos = end + 1) {
@@ -276,10 +275,10 @@ BOOST_AUTO_TEST_CASE(redaction_is_fast_on_real_transcripts) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double mb_per_s = static_cast<double>(bytes) / 1e6 / seconds;
-  BOOST_TEST_MESSAGE(fmt::format("redacted {} records, {:.1f} MB, in {:.3f} s: {:.1f} MB/s; {} "
-                                 "redactions",
-                                 lines.size(), static_cast<double>(bytes) / 1e6, seconds,
-                                 mb_per_s, redactions));
+  BOOST_TEST_MESSAGE(
+      fmt::format("redacted {} records, {:.1f} MB, in {:.3f} s: {:.1f} MB/s; {} "
+                  "redactions",
+                  lines.size(), static_cast<double>(bytes) / 1e6, seconds, mb_per_s, redactions));
   BOOST_TEST(redactions == 0);  // the real transcripts hold no secrets: no false positives
   BOOST_TEST(mb_per_s > 3.0);
 }

@@ -4,8 +4,8 @@
 #define BOOST_TEST_MODULE resume
 #include <boost/test/unit_test.hpp>
 
-#include "recall_home.hpp"
 #include "recall/resume_command.hpp"
+#include "recall_home.hpp"
 
 namespace json = boost::json;
 using helix::plan_resume;

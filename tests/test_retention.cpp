@@ -224,7 +224,8 @@ BOOST_FIXTURE_TEST_CASE(the_invariant_holds_over_randomized_rounds, RetentionFix
   std::uniform_int_distribution<int> size(1, 25), age(2, 80), coin(0, 2);
   int next = 0;
   for (int round = 0; round < 30; ++round) {
-    for (int k = 0; k < 3; ++k) add_session("r" + std::to_string(next++), size(random), age(random));
+    for (int k = 0; k < 3; ++k)
+      add_session("r" + std::to_string(next++), size(random), age(random));
     for (auto& s : store.sessions({}))
       if ((s.analyzed_at_ms == 0 || s.analyzed_at_ms < s.ingested_at_ms) && coin(random) == 0)
         analyze(s.native_id, kNow - age(random) * kDay);
@@ -264,8 +265,8 @@ BOOST_FIXTURE_TEST_CASE(the_invariant_holds_over_randomized_rounds, RetentionFix
       AND NOT EXISTS (SELECT 1 FROM retention_events r WHERE r.session_uid = s.uid))sql");
   st.step();
   BOOST_TEST(st.integer(0) == 0);
-  auto evicted_count = store.database().prepare(
-      "SELECT COUNT(*) FROM sessions WHERE evicted_at_ms IS NOT NULL");
+  auto evicted_count =
+      store.database().prepare("SELECT COUNT(*) FROM sessions WHERE evicted_at_ms IS NOT NULL");
   evicted_count.step();
   BOOST_TEST(evicted_count.integer(0) > 10);  // the rounds did evict
 }

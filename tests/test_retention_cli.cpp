@@ -17,8 +17,9 @@ namespace {
 struct SampleStore {
   TempDir dir;
   SampleStore() {
-    const std::string make = std::string(HELIX_TEST_FIXTURE_DIR "/../../scripts/make-sample-home ") +
-                             HELIX_TEST_FIXTURE_DIR + " " + (dir / "home").string();
+    const std::string make =
+        std::string(HELIX_TEST_FIXTURE_DIR "/../../scripts/make-sample-home ") +
+        HELIX_TEST_FIXTURE_DIR + " " + (dir / "home").string();
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
     // Written long ago: no session counts as still being written.
     const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(3);
@@ -78,7 +79,8 @@ BOOST_AUTO_TEST_CASE(eviction_keeps_digests_usage_and_search_answers) {
              status_before.at("analyzed_sessions").as_int64());
   BOOST_TEST(status_after.at("data_loss_events").as_int64() == 0);
   BOOST_TEST(status_after.at("events").as_int64() == 0);
-  BOOST_TEST(status_after.at("tier1_bytes").as_int64() < status_before.at("tier1_bytes").as_int64());
+  BOOST_TEST(status_after.at("tier1_bytes").as_int64() <
+             status_before.at("tier1_bytes").as_int64());
 
   BOOST_TEST(json::serialize(s.helix_json({"usage", "--json"})) == json::serialize(usage_before));
   BOOST_TEST(s.helix({"digest", uid, "--json"}).out == digest_before);
@@ -92,7 +94,8 @@ BOOST_AUTO_TEST_CASE(eviction_keeps_digests_usage_and_search_answers) {
 // changed nothing does not measure it again.
 BOOST_AUTO_TEST_CASE(the_tier2_guard_speaks_when_a_sweep_writes_and_in_status) {
   SampleStore s;
-  write_file(s.dir / "tiny-tier2.toml", "[session_memory.retention]\ndistilled_cap_bytes = \"1KiB\"\n");
+  write_file(s.dir / "tiny-tier2.toml",
+             "[session_memory.retention]\ndistilled_cap_bytes = \"1KiB\"\n");
   auto sweep = [&] {
     HostProcess p({"--plugins", HELIX_TEST_PLUGIN_DIR, "--store", (s.dir / "store").string(),
                    "--config", (s.dir / "tiny-tier2.toml").string(), "sweep"},

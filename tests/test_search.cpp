@@ -7,11 +7,11 @@
 #include <boost/test/unit_test.hpp>
 #include <set>
 
-#include "store/database.hpp"
 #include "recall_home.hpp"
+#include "schema_v10.hpp"
+#include "store/database.hpp"
 #include "store/schema.hpp"
 #include "store/search_index.hpp"
-#include "schema_v10.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
@@ -82,8 +82,8 @@ BOOST_AUTO_TEST_CASE(the_view_holds_the_events_the_sweep_indexes) {
   helix::test::TempDir dir;
   helix::Store store(dir / "helix.db");
   helix::Database& db = store.database();
-  const char* kinds[] = {"user_msg", "assistant_msg",      "thinking", "tool_call",  "tool_result",
-                         "error",    "test_run",           "edit",     "retry",      "lifecycle",
+  const char* kinds[] = {"user_msg", "assistant_msg",      "thinking", "tool_call", "tool_result",
+                         "error",    "test_run",           "edit",     "retry",     "lifecycle",
                          "decision", "human_intervention", "other",    "completion"};  // schema.md
   int64_t offset = 0;
   auto add_event = [&](const std::string& kind, const char* tool) {
@@ -102,8 +102,8 @@ BOOST_AUTO_TEST_CASE(the_view_holds_the_events_the_sweep_indexes) {
   }
   // Neither tool nor text: nothing to index, in the view as in add().
   const int64_t bare = add_event("user_msg", nullptr);
-  BOOST_TEST(count(db, fmt::format("SELECT COUNT(*) FROM search_event_texts WHERE id = {}",
-                                   bare)) == 0);
+  BOOST_TEST(
+      count(db, fmt::format("SELECT COUNT(*) FROM search_event_texts WHERE id = {}", bare)) == 0);
 }
 
 BOOST_FIXTURE_TEST_SUITE(over_real_fixtures, Swept)
@@ -234,16 +234,18 @@ BOOST_AUTO_TEST_CASE(a_rewritten_source_leaves_no_stale_hits) {
 BOOST_AUTO_TEST_CASE(the_index_keeps_no_copy_of_the_texts_and_matches_them_exactly) {
   {
     helix::Database db(home.store_db(), /*read_only=*/true);
-    BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name = "
-                         "'search_events_content'") == 0);
+    BOOST_TEST(count(db,
+                     "SELECT COUNT(*) FROM sqlite_schema WHERE name = "
+                     "'search_events_content'") == 0);
     BOOST_TEST(count(db, "SELECT COUNT(*) FROM search_event_texts") > 0);
   }
   check_index_matches_texts(home.store_db());
   {  // the check is real: a row deleted with other words than its text's is caught
     helix::Database db(home.store_db());
-    db.exec("INSERT INTO search_events (search_events, rowid, tool, body) SELECT 'delete', id, "
-            "tool, body || ' quokkafizz' FROM search_event_texts WHERE body LIKE '%quokkafizz%' "
-            "LIMIT 1");
+    db.exec(
+        "INSERT INTO search_events (search_events, rowid, tool, body) SELECT 'delete', id, "
+        "tool, body || ' quokkafizz' FROM search_event_texts WHERE body LIKE '%quokkafizz%' "
+        "LIMIT 1");
   }
   BOOST_CHECK_THROW(check_index_matches_texts(home.store_db()), std::runtime_error);
 }
@@ -252,18 +254,18 @@ BOOST_AUTO_TEST_CASE(an_event_whose_pack_is_gone_cannot_be_deleted_and_loses_not
   // The index cannot drop the event's row without the text: refuse, rather than leave its
   // words findable under a rowid a later event may take.
   helix::Database db(home.store_db());
-  const std::string events = fmt::format(
-      "SELECT COUNT(*) FROM events WHERE session_uid = '{}'", RecallHome::kClaude);
+  const std::string events =
+      fmt::format("SELECT COUNT(*) FROM events WHERE session_uid = '{}'", RecallHome::kClaude);
   const int64_t before = count(db, events);
   try {
     helix::Transaction tx(db);
-    db.exec(fmt::format("DELETE FROM payload_packs WHERE session_uid = '{0}'; "
-                        "DELETE FROM events WHERE session_uid = '{0}'",
-                        RecallHome::kClaude));
+    db.exec(
+        fmt::format("DELETE FROM payload_packs WHERE session_uid = '{0}'; "
+                    "DELETE FROM events WHERE session_uid = '{0}'",
+                    RecallHome::kClaude));
     BOOST_FAIL("the events were deleted without their texts");
   } catch (const std::runtime_error& e) {
-    BOOST_TEST(std::string(e.what()).find("payload pack is gone") !=
-               std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("payload pack is gone") != std::string::npos, e.what());
   }
   BOOST_TEST(count(db, events) == before);
   check_index_matches_texts(home.store_db());
@@ -309,8 +311,9 @@ void check_migrated(const RecallHome& home, const std::string& expected) {
   helix::Database db(home.store_db(), /*read_only=*/true);
   BOOST_TEST(count(db, "PRAGMA user_version") == helix::kStoreSchemaVersion);
   BOOST_TEST(count(db, "PRAGMA freelist_count") == 0);  // the old copy's pages are given back
-  BOOST_TEST(count(db, "SELECT COUNT(*) FROM sqlite_schema WHERE name IN "
-                       "('search_events_content', 'search_backlog')") == 0);
+  BOOST_TEST(count(db,
+                   "SELECT COUNT(*) FROM sqlite_schema WHERE name IN "
+                   "('search_events_content', 'search_backlog')") == 0);
   check_index_matches_texts(home.store_db());
   BOOST_TEST(answers(home) == expected);
 }

@@ -5,10 +5,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include "retention/retention.hpp"
+#include "schema_v10.hpp"
 #include "store/schema.hpp"
 #include "store/session_counters.hpp"
 #include "store/store.hpp"
-#include "schema_v10.hpp"
 #include "temp_dir.hpp"
 
 #include <fmt/format.h>
@@ -128,8 +128,8 @@ BOOST_FIXTURE_TEST_CASE(counters_stay_exact_through_every_write_and_delete, Coun
   // A sweep: session a in a.jsonl (two turns, one in a side chain, a retry), b beside it.
   RecordBatch first;
   first.events = {event("a", 0, "user_msg", "u1"), event("a", 100, "assistant_msg", "u2"),
-                  event("a", 200, "user_msg", "u3", /*sidechain*/ 1), event("a", 300, "retry", "u4"),
-                  event("b", 400, "user_msg", "")};
+                  event("a", 200, "user_msg", "u3", /*sidechain*/ 1),
+                  event("a", 300, "retry", "u4"), event("b", 400, "user_msg", "")};
   first.usage = {usage("a", "k1", 100, 1000, 0.1), usage("b", "k2", 400, 10, 0.3),
                  usage("b", "k0", 400, 20, -1)};  // -1: no cost, as the adapters give it
   commit("a.jsonl", first);
@@ -253,15 +253,17 @@ BOOST_FIXTURE_TEST_CASE(a_version_10_store_migrates_to_filled_counters, CounterF
 // Without events_source, every statement that picks events by source still finds them through
 // an index (the unique index on their position starts with source_id).
 BOOST_FIXTURE_TEST_CASE(events_by_source_use_an_index, CounterFixture) {
-  for (const char* sql : {"DELETE FROM events WHERE source_id = 1",
-                          "SELECT session_uid, uid, ordinal FROM events WHERE source_id = 1 AND "
-                          "uid IS NOT NULL AND shadowed = 0",
-                          "SELECT session_uid FROM events WHERE source_id = 1 GROUP BY session_uid"}) {
+  for (const char* sql :
+       {"DELETE FROM events WHERE source_id = 1",
+        "SELECT session_uid, uid, ordinal FROM events WHERE source_id = 1 AND "
+        "uid IS NOT NULL AND shadowed = 0",
+        "SELECT session_uid FROM events WHERE source_id = 1 GROUP BY session_uid"}) {
     auto plan = store->database().prepare(fmt::format("EXPLAIN QUERY PLAN {}", sql));
     std::string steps;
     while (plan.step()) steps += plan.text(3) + "\n";
     BOOST_TEST_CONTEXT(sql) {
-      BOOST_TEST(steps.find("INDEX sqlite_autoindex_events_1 (source_id=?)") != std::string::npos, steps);
+      BOOST_TEST(steps.find("INDEX sqlite_autoindex_events_1 (source_id=?)") != std::string::npos,
+                 steps);
       BOOST_TEST(steps.find("SCAN events") == std::string::npos, steps);
     }
   }
@@ -271,9 +273,8 @@ BOOST_FIXTURE_TEST_CASE(events_by_source_use_an_index, CounterFixture) {
 // text that is not clean UTF-8 (the migration and the check recompute them with length()).
 BOOST_FIXTURE_TEST_CASE(text_lengths_are_counted_as_sqlite_counts_them, CounterFixture) {
   using namespace std::string_literals;
-  for (const std::string& text :
-       {""s, "abc"s, "résumé ✓"s, "😀x"s, "a\0b"s, "\x80\x80z"s, "\xc3"s, "\xe2\x9c"s,
-        "\xff\x80\x80"s, "x\xc3\xa9\x80y"s}) {
+  for (const std::string& text : {""s, "abc"s, "résumé ✓"s, "😀x"s, "a\0b"s, "\x80\x80z"s, "\xc3"s,
+                                  "\xe2\x9c"s, "\xff\x80\x80"s, "x\xc3\xa9\x80y"s}) {
     auto st = store->database().prepare("SELECT length(?)");
     st.bind(1, text);
     st.step();

@@ -68,9 +68,8 @@ BOOST_AUTO_TEST_CASE(append_reads_what_the_file_holds_now_into_the_callers_buffe
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_file_is_a_clear_error) {
-  BOOST_CHECK_EXCEPTION(SourceFile("/nonexistent/x.jsonl"), std::runtime_error,
-                        [](const std::exception& e) {
-                          return std::string(e.what()).find("cannot open /nonexistent/x.jsonl") !=
-                                 std::string::npos;
-                        });
+  BOOST_CHECK_EXCEPTION(
+      SourceFile("/nonexistent/x.jsonl"), std::runtime_error, [](const std::exception& e) {
+        return std::string(e.what()).find("cannot open /nonexistent/x.jsonl") != std::string::npos;
+      });
 }

@@ -66,8 +66,8 @@ BOOST_AUTO_TEST_CASE(round_trip_keeps_fields_bodies_and_links) {
   s.cwd = "/elsewhere/other";  // cwd (and its repo and domain): the first known value wins
   s.repo = "other";
   s.domain = "";
-  s.title = "second title";    // title: the latest wins
-  s.model = "";                // empty never erases
+  s.title = "second title";  // title: the latest wins
+  s.model = "";              // empty never erases
   batch.sessions.push_back(s);
   batch.payloads = {R"({"raw":1})"};
   auto call = event("s1", 0, "tool_call", "u1");
@@ -282,17 +282,16 @@ struct LostBatchFixture : StoreFixture {
     };
     BOOST_TEST(count("SELECT count(*) FROM events") == 3);
     BOOST_TEST(count("SELECT count(*) FROM sources") == 1);
-    BOOST_TEST(count("SELECT count(*) FROM search_events WHERE search_events MATCH 'quokkafizz'")
-               == 0);
-    BOOST_TEST(count("SELECT count(*) FROM search_events WHERE search_events MATCH 'marmoset'")
-               == 3);
+    BOOST_TEST(count("SELECT count(*) FROM search_events WHERE search_events MATCH 'quokkafizz'") ==
+               0);
+    BOOST_TEST(count("SELECT count(*) FROM search_events WHERE search_events MATCH 'marmoset'") ==
+               3);
     BOOST_CHECK_NO_THROW(
         db.exec("INSERT INTO search_events (search_events, rank) VALUES ('integrity-check', 1)"));
   }
 };
 
-BOOST_FIXTURE_TEST_CASE(a_batch_sqlite_rolls_back_leaves_no_search_entry_behind,
-                        LostBatchFixture) {
+BOOST_FIXTURE_TEST_CASE(a_batch_sqlite_rolls_back_leaves_no_search_entry_behind, LostBatchFixture) {
   store.database().exec(
       "CREATE TRIGGER test_rollback BEFORE INSERT ON events WHEN NEW.source_offset = 500 "
       "BEGIN SELECT RAISE(ROLLBACK, 'forced rollback'); END");
@@ -345,11 +344,10 @@ BOOST_AUTO_TEST_CASE(a_store_from_a_newer_helix_is_refused) {
 
 BOOST_AUTO_TEST_CASE(reading_a_missing_store_says_to_sweep_first) {
   test::TempDir dir;
-  BOOST_CHECK_EXCEPTION(Store(dir / "none/helix.db", true), std::runtime_error,
-                        [](const std::exception& e) {
-                          return std::string(e.what()).find("run 'helix-host sweep'") !=
-                                 std::string::npos;
-                        });
+  BOOST_CHECK_EXCEPTION(
+      Store(dir / "none/helix.db", true), std::runtime_error, [](const std::exception& e) {
+        return std::string(e.what()).find("run 'helix-host sweep'") != std::string::npos;
+      });
 }
 
 // Descriptors this process holds open on `file` (SQLite keeps one per open connection).

@@ -5,14 +5,14 @@
 
 #include "adapter_harness.hpp"
 #include "config/config.hpp"
+#include "ingest/sweep.hpp"
 #include "store/store.hpp"
 #include "store_dump.hpp"
-#include "ingest/sweep.hpp"
 #include "temp_dir.hpp"
 
+#include <zstd.h>
 #include <algorithm>
 #include <cstdlib>
-#include <zstd.h>
 
 using namespace helix;
 
@@ -36,7 +36,9 @@ struct SweepFixture {
     std::filesystem::create_directories(project);
   }
 
-  std::string fixture_bytes() const { return test::read_file(test::fixture("claude/" + kSessionFile)); }
+  std::string fixture_bytes() const {
+    return test::read_file(test::fixture("claude/" + kSessionFile));
+  }
   std::filesystem::path session_path(const std::string& suffix = "") const {
     return project / (kSessionId + ".jsonl" + suffix);
   }
@@ -54,7 +56,8 @@ struct SweepFixture {
 
   // Events of the whole fixture swept in one go, into a store of its own.
   int64_t events_of_whole_file() {
-    test::write_file(dir / "ref/claude/projects/-work-demo" / (kSessionId + ".jsonl"), fixture_bytes());
+    test::write_file(dir / "ref/claude/projects/-work-demo" / (kSessionId + ".jsonl"),
+                     fixture_bytes());
     ::setenv("CLAUDE_CONFIG_DIR", (dir / "ref/claude").c_str(), 1);
     sweep("ref-store");
     ::setenv("CLAUDE_CONFIG_DIR", (dir / "claude").c_str(), 1);
@@ -109,7 +112,8 @@ BOOST_AUTO_TEST_CASE(a_partial_last_line_waits_for_its_newline) {
     BOOST_TEST(store.find_source(session_path().string())->offset ==
                static_cast<int64_t>(head.size()));
   }
-  test::write_file(session_path(), line.substr(line.size() / 2) + all.substr(head.size() + line.size()),
+  test::write_file(session_path(),
+                   line.substr(line.size() / 2) + all.substr(head.size() + line.size()),
                    /*append=*/true);
   sweep();
   BOOST_TEST(events() > before);
@@ -217,7 +221,8 @@ BOOST_AUTO_TEST_CASE(codex_zst_rollouts_are_found_and_the_plain_copy_wins) {
   test::write_file(day / (name + ".zst"), packed);  // archived copy only
   auto compressed = sweep("zst-store");
   BOOST_TEST(compressed.sources_new == 1);
-  BOOST_TEST(compressed.events_added == 10);  // prompt, reply, thinking, call, 2 lifecycle, 4 context
+  BOOST_TEST(compressed.events_added ==
+             10);                     // prompt, reply, thinking, call, 2 lifecycle, 4 context
   test::write_file(day / name, raw);  // both present: only the plain file is read
   auto both = sweep("both-store");
   BOOST_TEST(both.sources_seen == 1);
@@ -248,13 +253,15 @@ void break_the_commit_at(const std::filesystem::path& db_file, const std::string
                              DEFERRABLE INITIALLY DEFERRED);
     CREATE TRIGGER test_break_commit AFTER INSERT ON events
     WHEN NEW.source_offset = {} AND NEW.source_id = (SELECT id FROM sources WHERE path = '{}')
-    BEGIN INSERT INTO test_child VALUES (1); END)sql", offset, path));
+    BEGIN INSERT INTO test_child VALUES (1); END)sql",
+                                    offset, path));
 }
 
 void mend_the_commit(const std::filesystem::path& db_file) {
   Store store(db_file);
-  store.database().exec("DROP TRIGGER test_break_commit; DROP TABLE test_child; "
-                        "DROP TABLE test_parent");
+  store.database().exec(
+      "DROP TRIGGER test_break_commit; DROP TABLE test_child; "
+      "DROP TABLE test_parent");
 }
 
 // A batch lost mid-file must not cost a record: the visit stops there (its cursor stays where
@@ -274,8 +281,8 @@ BOOST_AUTO_TEST_CASE(after_a_lost_batch_the_next_sweep_stores_what_a_clean_sweep
   int64_t offset = 0;  // of an event halfway through the first file
   {
     Store clean(dir / "clean/helix.db", true);
-    auto st = clean.database().prepare(
-        "SELECT min(source_offset) FROM events WHERE source_offset >= ?");
+    auto st =
+        clean.database().prepare("SELECT min(source_offset) FROM events WHERE source_offset >= ?");
     st.bind(1, static_cast<int64_t>(bytes.size() / 2));
     BOOST_REQUIRE(st.step());
     offset = st.integer(0);
@@ -304,9 +311,11 @@ BOOST_AUTO_TEST_CASE(after_a_lost_batch_the_next_sweep_stores_what_a_clean_sweep
 // Counts and messages of a visit whose write failed are still reported, not only the failure.
 BOOST_AUTO_TEST_CASE(a_failed_write_keeps_the_rest_of_its_visits_report) {
   test::write_file(project / "notes.jsonl", "just some notes\nnot a transcript\n");
-  Store(dir / "store/helix.db").database().exec(
-      "CREATE TRIGGER test_refuse BEFORE INSERT ON sources WHEN NEW.state = 'unclaimed' "
-      "BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
+  Store(dir / "store/helix.db")
+      .database()
+      .exec(
+          "CREATE TRIGGER test_refuse BEFORE INSERT ON sources WHEN NEW.state = 'unclaimed' "
+          "BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
   auto report = sweep();
   BOOST_TEST(report.sources_failed == 1);
   BOOST_TEST(report.sources_unclaimed == 1);

@@ -14,9 +14,14 @@ using namespace helix;
 BOOST_AUTO_TEST_CASE(invalid_utf8_and_nul_become_replacement_characters) {
   BOOST_TEST(valid_utf8("plain") == "plain");
   BOOST_TEST(valid_utf8("caf\xC3\xA9") == "caf\xC3\xA9");
-  BOOST_TEST(valid_utf8("a\xFF" "b") == "a\xEF\xBF\xBD" "b");
-  BOOST_TEST(valid_utf8(std::string("a\0b", 3)) == "a\xEF\xBF\xBD" "b");
-  BOOST_TEST(valid_utf8("\xE2\x82") == "\xEF\xBF\xBD\xEF\xBF\xBD");      // truncated sequence
+  BOOST_TEST(valid_utf8("a\xFF"
+                        "b") ==
+             "a\xEF\xBF\xBD"
+             "b");
+  BOOST_TEST(valid_utf8(std::string("a\0b", 3)) ==
+             "a\xEF\xBF\xBD"
+             "b");
+  BOOST_TEST(valid_utf8("\xE2\x82") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated sequence
   BOOST_TEST(valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
 }
 
@@ -59,23 +64,24 @@ std::optional<std::string> decoded(const std::string& contents) {
 
 BOOST_AUTO_TEST_CASE(json_strings_decode_exactly_as_boost_json_decodes_them) {
   for (const std::string contents :
-       {"", "plain", R"(a\nb\tc\\d\/e\"f)", R"(\u0067hp_)", R"(\u00e9\u20ac)",
-        R"(\ud83d\ude00)", "caf\xC3\xA9", R"(\u0000)"}) {
+       {"", "plain", R"(a\nb\tc\\d\/e\"f)", R"(\u0067hp_)", R"(\u00e9\u20ac)", R"(\ud83d\ude00)",
+        "caf\xC3\xA9", R"(\u0000)"}) {
     BOOST_TEST(decoded(contents).has_value(), contents);
     BOOST_TEST((decoded(contents) == boost_decoded(contents)), contents);
   }
   // What the parser refuses: bad escapes, lone or misordered surrogates, short \u escapes,
   // control characters, invalid UTF-8.
   for (const std::string contents :
-       {R"(a\q)", R"(\ud83d)", R"(\ud83dx)", R"(\ude00)", R"(\ud83d\u0041)", R"(\u12)",
-        R"(\u12G4)", "tab\tin", "\xFF", "\xED\xA0\x80", "trailing\\"}) {
+       {R"(a\q)", R"(\ud83d)", R"(\ud83dx)", R"(\ude00)", R"(\ud83d\u0041)", R"(\u12)", R"(\u12G4)",
+        "tab\tin", "\xFF", "\xED\xA0\x80", "trailing\\"}) {
     BOOST_TEST(!decoded(contents).has_value(), contents);
     BOOST_TEST(!boost_decoded(contents).has_value(), contents);
   }
   // Random mixes of the pieces a decoder can get wrong agree with Boost.JSON too.
-  const std::vector<std::string> pieces = {"a", "Z", " ", "\\n", "\\\\", "\\\"", "\\u0041",
-                                           "\\ud800", "\\udc00", "\\u00", "\\x", "\xC3\xA9",
-                                           "\xC3", "\xF0\x9F\x98\x80", "\x7F", "\x01", "/"};
+  const std::vector<std::string> pieces = {
+      "a",       "Z",       " ",     "\\n", "\\\\",     "\\\"", "\\u0041",
+      "\\ud800", "\\udc00", "\\u00", "\\x", "\xC3\xA9", "\xC3", "\xF0\x9F\x98\x80",
+      "\x7F",    "\x01",    "/"};
   std::mt19937 random(8);
   for (int round = 0; round < 20000; ++round) {
     std::string contents;

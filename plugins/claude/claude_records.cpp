@@ -158,8 +158,13 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
   // Records without a uuid (file-history-snapshot, summary, queue-operation...) are named by
   // their bytes, so the copy a resumed session repeats in its new file counts once (OQ6).
   const std::string derived_uid = str(o, "uuid").empty() ? content_uid(payload) : std::string();
-  Record r{o, type, session, derived_uid.empty() ? str(o, "uuid") : derived_uid,
-           str(o, "parentUuid"), payload, offset};
+  Record r{o,
+           type,
+           session,
+           derived_uid.empty() ? str(o, "uuid") : derived_uid,
+           str(o, "parentUuid"),
+           payload,
+           offset};
   r.ts_ms = json::iso8601_ms(str(o, "timestamp"));
   if (auto* snapshot = obj(o, "snapshot"); r.ts_ms == 0 && snapshot)  // file-history-snapshot
     r.ts_ms = json::iso8601_ms(str(*snapshot, "timestamp"));

@@ -28,15 +28,14 @@ namespace {
 
 // Sources relative to each root ($GROK_HOME, default ~/.grok).
 const char* const kRoots[] = {"~/.grok", nullptr};
-const helix_source_pattern kPatterns[] = {
-    {"sessions/*/*/chat_history.jsonl", HELIX_LAYOUT_LINES},
-    {"sessions/*/*/events.jsonl", HELIX_LAYOUT_LINES},
-    {"sessions/*/*/summary.json", HELIX_LAYOUT_DOCUMENT},
-    {"sessions/*/*/updates.jsonl", HELIX_LAYOUT_LINES},
-    {"sessions/*/*/usage.json", HELIX_LAYOUT_DOCUMENT},
-    {"sessions/*/prompt_history.jsonl", HELIX_LAYOUT_LINES},
-    {"sessions/*/.cwd", HELIX_LAYOUT_DOCUMENT},
-    {nullptr, 0}};
+const helix_source_pattern kPatterns[] = {{"sessions/*/*/chat_history.jsonl", HELIX_LAYOUT_LINES},
+                                          {"sessions/*/*/events.jsonl", HELIX_LAYOUT_LINES},
+                                          {"sessions/*/*/summary.json", HELIX_LAYOUT_DOCUMENT},
+                                          {"sessions/*/*/updates.jsonl", HELIX_LAYOUT_LINES},
+                                          {"sessions/*/*/usage.json", HELIX_LAYOUT_DOCUMENT},
+                                          {"sessions/*/prompt_history.jsonl", HELIX_LAYOUT_LINES},
+                                          {"sessions/*/.cwd", HELIX_LAYOUT_DOCUMENT},
+                                          {nullptr, 0}};
 
 bool contains(std::string_view head, std::string_view needle) {
   return head.find(needle) != std::string_view::npos;

@@ -41,7 +41,8 @@ class ChatParser {
   void handle(const object& item) {
     const bool legacy = !item.contains("type") && item.contains("role");
     const std::string_view type = legacy ? str(item, "role") : str(item, "type");
-    if (type == "system") return context("system", "system prompt", content_text(item.if_contains("content")));
+    if (type == "system")
+      return context("system", "system prompt", content_text(item.if_contains("content")));
     if (type == "user") return legacy ? legacy_user(item) : user(item);
     if (type == "assistant") return assistant(item, legacy);
     if (type == "tool_result" || type == "tool") return tool_result(item);
@@ -49,7 +50,8 @@ class ChatParser {
     if (type == "backend_tool_call") return backend_tool_call(item);
     helix::Event event = other_event("other", "", type);
     emit(event);
-    ctx_.warn(offset_, "unknown_type", "chat_history.jsonl: unknown item '" + std::string(type) + "'");
+    ctx_.warn(offset_, "unknown_type",
+              "chat_history.jsonl: unknown item '" + std::string(type) + "'");
   }
 
   // Real prompts carry prompt_index and no synthetic_reason. The session preamble
@@ -59,7 +61,8 @@ class ChatParser {
     const std::string text = content_text(item.if_contains("content"));
     const std::string_view reason = str(item, "synthetic_reason");
     if (!reason.empty()) {
-      if (reason == "interjection") return prompt(unwrap_user_query(text), "human_intervention", -1);
+      if (reason == "interjection")
+        return prompt(unwrap_user_query(text), "human_intervention", -1);
       return context("user", std::string(reason) + ": " + std::string(first_line(text)), text);
     }
     if (const auto* index = item.if_contains("prompt_index"))

@@ -79,8 +79,9 @@ std::string decode_cwd_dirname(std::string_view group) {
     i += 2;
   }
   const bool posix = !decoded.empty() && decoded[0] == '/';
-  const bool windows = decoded.size() >= 3 && std::isalpha(static_cast<unsigned char>(decoded[0])) &&
-                       decoded[1] == ':' && (decoded[2] == '\\' || decoded[2] == '/');
+  const bool windows = decoded.size() >= 3 &&
+                       std::isalpha(static_cast<unsigned char>(decoded[0])) && decoded[1] == ':' &&
+                       (decoded[2] == '\\' || decoded[2] == '/');
   // Only a canonical encoding is certain: the hashed long form ("slug-<blake3>") decodes to a
   // relative name, and a name that does not re-encode to itself was not written by Grok.
   if (!(posix || windows) || url_encode(decoded) != group) return {};

@@ -16,11 +16,19 @@ using helix::json::obj;
 using helix::json::str;
 
 // events.jsonl types kept as lifecycle events (grok.md 5), besides the prefixed families.
-const std::set<std::string_view> kRuntimeEvents = {
-    "turn_started", "phase_changed", "first_token", "loop_started", "tool_started",
-    "tool_completed", "permission_requested", "permission_resolved", "yolo_toggled",
-    "mcp_config_resolved", "mcp_managed_config_result", "mcp_oauth_discovery_timeout",
-    "mcp_tool_registration_failed"};
+const std::set<std::string_view> kRuntimeEvents = {"turn_started",
+                                                   "phase_changed",
+                                                   "first_token",
+                                                   "loop_started",
+                                                   "tool_started",
+                                                   "tool_completed",
+                                                   "permission_requested",
+                                                   "permission_resolved",
+                                                   "yolo_toggled",
+                                                   "mcp_config_resolved",
+                                                   "mcp_managed_config_result",
+                                                   "mcp_oauth_discovery_timeout",
+                                                   "mcp_tool_registration_failed"};
 const std::string_view kRuntimePrefixes[] = {"mcp_", "goal_", "laziness_", "todo_gate_"};
 
 bool known_runtime_event(std::string_view type) {
@@ -70,30 +78,31 @@ void parse_events(helix::ParseContext& ctx, const SourcePath& source) {
   helix::Session session;
   std::string model;
   for_each_line(ctx, [&](std::string_view line, uint64_t offset) {
-    for_each_record(ctx, parser, line, offset,
-                    [&](const object& record, std::string_view raw, uint64_t at) {
-      const std::string_view type = str(record, "type");
-      const int64_t ts_ms = iso8601_ms(str(record, "ts"));
-      if (ts_ms) {
-        session.started_at_ms = session.started_at_ms ? std::min(session.started_at_ms, ts_ms) : ts_ms;
-        session.ended_at_ms = std::max(session.ended_at_ms, ts_ms);
-      }
-      if (!str(record, "model_id").empty()) model = str(record, "model_id");
-      const std::string summary = runtime_summary(type, record);
-      helix::Event event;
-      event.session_id = source.session_id;
-      event.source_offset = at;
-      event.ts_ms = ts_ms;
-      event.kind = runtime_kind(type, record);
-      event.tool = str(record, "tool_name");
-      event.call_id = str(record, "tool_call_id");
-      event.model = str(record, "model_id");
-      event.summary = summary;
-      event.payload = raw;
-      ctx.event(event);
-      if (event.kind == "other")
-        ctx.warn(at, "unknown_type", "events.jsonl: unknown type '" + std::string(type) + "'");
-    });
+    for_each_record(
+        ctx, parser, line, offset, [&](const object& record, std::string_view raw, uint64_t at) {
+          const std::string_view type = str(record, "type");
+          const int64_t ts_ms = iso8601_ms(str(record, "ts"));
+          if (ts_ms) {
+            session.started_at_ms =
+                session.started_at_ms ? std::min(session.started_at_ms, ts_ms) : ts_ms;
+            session.ended_at_ms = std::max(session.ended_at_ms, ts_ms);
+          }
+          if (!str(record, "model_id").empty()) model = str(record, "model_id");
+          const std::string summary = runtime_summary(type, record);
+          helix::Event event;
+          event.session_id = source.session_id;
+          event.source_offset = at;
+          event.ts_ms = ts_ms;
+          event.kind = runtime_kind(type, record);
+          event.tool = str(record, "tool_name");
+          event.call_id = str(record, "tool_call_id");
+          event.model = str(record, "model_id");
+          event.summary = summary;
+          event.payload = raw;
+          ctx.event(event);
+          if (event.kind == "other")
+            ctx.warn(at, "unknown_type", "events.jsonl: unknown type '" + std::string(type) + "'");
+        });
   });
   session.native_id = source.session_id;
   session.model = model;
@@ -110,29 +119,30 @@ void parse_prompt_history(helix::ParseContext& ctx, const SourcePath& source) {
   for_each_line(ctx, [&](std::string_view line, uint64_t offset) {
     for_each_record(ctx, parser, line, offset,
                     [&](const object& record, std::string_view raw, uint64_t at) {
-      const std::string_view session_id = str(record, "session_id");
-      if (session_id.empty()) return ctx.warn(at, "missing_session_id", "prompt without session_id");
-      const int64_t ts_ms = iso8601_ms(str(record, "timestamp"));
-      auto [span, fresh] = spans.try_emplace(std::string(session_id), ts_ms, ts_ms);
-      if (!fresh) {
-        span->second.first = std::min(span->second.first, ts_ms);
-        span->second.second = std::max(span->second.second, ts_ms);
-      }
-      if (!helix::json::truthy(record, "is_bash")) return;
-      const std::string_view command = str(record, "prompt");
-      const std::string summary = "! " + std::string(first_line(command));
-      helix::Event event;
-      event.session_id = session_id;
-      event.source_offset = at;
-      event.ts_ms = ts_ms;
-      event.kind = "human_intervention";
-      event.role = "user";
-      event.tool = "bash";
-      event.summary = summary;
-      event.text = command;
-      event.payload = raw;
-      ctx.event(event);
-    });
+                      const std::string_view session_id = str(record, "session_id");
+                      if (session_id.empty())
+                        return ctx.warn(at, "missing_session_id", "prompt without session_id");
+                      const int64_t ts_ms = iso8601_ms(str(record, "timestamp"));
+                      auto [span, fresh] = spans.try_emplace(std::string(session_id), ts_ms, ts_ms);
+                      if (!fresh) {
+                        span->second.first = std::min(span->second.first, ts_ms);
+                        span->second.second = std::max(span->second.second, ts_ms);
+                      }
+                      if (!helix::json::truthy(record, "is_bash")) return;
+                      const std::string_view command = str(record, "prompt");
+                      const std::string summary = "! " + std::string(first_line(command));
+                      helix::Event event;
+                      event.session_id = session_id;
+                      event.source_offset = at;
+                      event.ts_ms = ts_ms;
+                      event.kind = "human_intervention";
+                      event.role = "user";
+                      event.tool = "bash";
+                      event.summary = summary;
+                      event.text = command;
+                      event.payload = raw;
+                      ctx.event(event);
+                    });
   });
   for (const auto& [session_id, span] : spans) {
     helix::Session session;
@@ -170,7 +180,8 @@ void parse_summary(helix::ParseContext& ctx, const SourcePath& source) {
   ctx.session(session);
 
   std::string summary = "session summary";
-  if (!str(doc, "session_kind").empty()) summary += " (" + std::string(str(doc, "session_kind")) + ")";
+  if (!str(doc, "session_kind").empty())
+    summary += " (" + std::string(str(doc, "session_kind")) + ")";
   summary += ": " + std::string(title);
   helix::Event event;
   event.session_id = source.session_id;
@@ -187,7 +198,8 @@ void parse_usage(helix::ParseContext& ctx, const SourcePath& source) {
   object doc;
   if (!parse_document(ctx, doc)) return;
   const object* totals = obj(doc, "session");
-  const std::string_view primary_model = totals ? str(*totals, "primaryModelId") : std::string_view();
+  const std::string_view primary_model =
+      totals ? str(*totals, "primaryModelId") : std::string_view();
   const auto* turns = helix::json::arr(doc, "turns");
   if (!turns || turns->empty()) {
     if (totals && num(*totals, "totalTokens") > 0)

@@ -40,18 +40,50 @@ const std::set<std::string_view> kSkipped = {"tool_call_delta_chunk", "usage_upd
                                              "available_commands_update"};
 
 // Known ACP and Grok (_x.ai) updates that are kept as lifecycle events.
-const std::set<std::string_view> kLifecycle = {
-    "plan", "current_mode_update", "session_info_update", "rewind_marker",
-    "compaction_checkpoint", "session_summary_generated", "session_recap", "hook_execution",
-    "hook_annotation", "retry_state", "auto_compact_started", "auto_compact_completed",
-    "auto_compact_failed", "auto_compact_cancelled", "auto_continue_completed",
-    "auto_recovery_started", "auto_recovery_exhausted", "subagent_spawned", "subagent_progress",
-    "subagent_finished", "task_completed", "task_backgrounded", "scheduled_task_created",
-    "scheduled_task_fired", "scheduled_task_deleted", "monitor_event", "model_changed",
-    "model_auto_switched", "diff_review", "goal_updated", "workflow_updated", "plugins_changed",
-    "hooks_changed", "image_compressed", "image_dropped", "response_started",
-    "reasoning_completed", "response_completed", "background_tasks", "session_status",
-    "last_turn_summary", "interaction_resolved", "pending_interaction", "unknown"};
+const std::set<std::string_view> kLifecycle = {"plan",
+                                               "current_mode_update",
+                                               "session_info_update",
+                                               "rewind_marker",
+                                               "compaction_checkpoint",
+                                               "session_summary_generated",
+                                               "session_recap",
+                                               "hook_execution",
+                                               "hook_annotation",
+                                               "retry_state",
+                                               "auto_compact_started",
+                                               "auto_compact_completed",
+                                               "auto_compact_failed",
+                                               "auto_compact_cancelled",
+                                               "auto_continue_completed",
+                                               "auto_recovery_started",
+                                               "auto_recovery_exhausted",
+                                               "subagent_spawned",
+                                               "subagent_progress",
+                                               "subagent_finished",
+                                               "task_completed",
+                                               "task_backgrounded",
+                                               "scheduled_task_created",
+                                               "scheduled_task_fired",
+                                               "scheduled_task_deleted",
+                                               "monitor_event",
+                                               "model_changed",
+                                               "model_auto_switched",
+                                               "diff_review",
+                                               "goal_updated",
+                                               "workflow_updated",
+                                               "plugins_changed",
+                                               "hooks_changed",
+                                               "image_compressed",
+                                               "image_dropped",
+                                               "response_started",
+                                               "reasoning_completed",
+                                               "response_completed",
+                                               "background_tasks",
+                                               "session_status",
+                                               "last_turn_summary",
+                                               "interaction_resolved",
+                                               "pending_interaction",
+                                               "unknown"};
 
 // A tool_call_update that is not final, recognized without parsing: each may repeat the whole
 // output so far (one real session had 2.3 GB of them), and none becomes an event. Only a
@@ -112,21 +144,21 @@ class JournalParser {
       event.kind = "lifecycle";
     } else {
       event.kind = "other";
-      ctx_.warn(offset, "unknown_type", "updates.jsonl: unknown sessionUpdate '" +
-                                            std::string(kind) + "'");
+      ctx_.warn(offset, "unknown_type",
+                "updates.jsonl: unknown sessionUpdate '" + std::string(kind) + "'");
     }
     ctx_.event(event);
   }
 
   // Chunks of one message are consecutive lines of one kind; a new user prompt index or any
   // other record ends the message.
-  void add_chunk(std::string_view kind, const object& update, std::string_view raw,
-                 uint64_t offset, int64_t ts_ms) {
+  void add_chunk(std::string_view kind, const object& update, std::string_view raw, uint64_t offset,
+                 int64_t ts_ms) {
     if (kind == "user_message_chunk") {
       const object* meta = obj(update, "_meta");
       const int64_t index = meta ? num(*meta, "promptIndex", -1) : -1;
-      const bool new_prompt = !state_.open || state_.open->kind != kind ||
-                              (index >= 0 && index != state_.prompt_index);
+      const bool new_prompt =
+          !state_.open || state_.open->kind != kind || (index >= 0 && index != state_.prompt_index);
       if (new_prompt) {
         close_message();
         state_.prompt_index = index >= 0 ? index : state_.prompt_index + 1;
@@ -211,8 +243,7 @@ class JournalParser {
     ctx_.event(event);
   }
 
-  void turn_completed(const object& update, std::string_view raw, uint64_t offset,
-                      int64_t ts_ms) {
+  void turn_completed(const object& update, std::string_view raw, uint64_t offset, int64_t ts_ms) {
     ++state_.turns;
     helix::Event event = base_event(raw, offset, ts_ms);
     event.kind = "lifecycle";
@@ -224,9 +255,8 @@ class JournalParser {
       const std::string key =
           std::string(source_.session_id) + "#turn" + std::to_string(state_.turns);
       const object* models = obj(*totals, "modelUsage");
-      const std::string model = models && models->size() == 1
-                                    ? std::string(models->begin()->key())
-                                    : state_.model;
+      const std::string model =
+          models && models->size() == 1 ? std::string(models->begin()->key()) : state_.model;
       usage.session_id = source_.session_id;
       usage.key = key;
       usage.source_offset = offset;
@@ -278,14 +308,15 @@ class JournalParser {
     boost::system::error_code ec;
     const boost::json::value value = boost::json::parse(ctx_.state(), ec);
     const object* saved = value.if_object();
-    if (ec || !saved) return ctx_.warn(ctx_.base_offset(), "invalid_state", "saved state unreadable");
+    if (ec || !saved)
+      return ctx_.warn(ctx_.base_offset(), "invalid_state", "saved state unreadable");
     state_.prompt_index = num(*saved, "prompt_index", -1);
     state_.turns = num(*saved, "turns");
     state_.model = str(*saved, "model");
     if (const object* open = obj(*saved, "open"))
-      state_.open = OpenMessage{std::string(str(*open, "kind")),
-                                static_cast<uint64_t>(num(*open, "offset")), num(*open, "ts_ms"),
-                                std::string(str(*open, "text")), std::string(str(*open, "payload"))};
+      state_.open = OpenMessage{
+          std::string(str(*open, "kind")), static_cast<uint64_t>(num(*open, "offset")),
+          num(*open, "ts_ms"), std::string(str(*open, "text")), std::string(str(*open, "payload"))};
   }
 
   // JSON escaping can multiply the open text's size: past the host's limit, the message is
@@ -300,9 +331,8 @@ class JournalParser {
   }
 
   std::string state_json() const {
-    object saved{{"prompt_index", state_.prompt_index},
-                 {"turns", state_.turns},
-                 {"model", state_.model}};
+    object saved{
+        {"prompt_index", state_.prompt_index}, {"turns", state_.turns}, {"model", state_.model}};
     if (state_.open)
       saved["open"] = object{{"kind", state_.open->kind},
                              {"offset", state_.open->offset},

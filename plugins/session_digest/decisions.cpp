@@ -34,7 +34,8 @@ std::optional<std::pair<std::string, std::string>> d_line(std::string_view line)
   std::string id(line.substr(0, i));
   std::string_view rest = trim(line.substr(i));
   for (std::string_view dash : {"\xE2\x80\x94", "\xE2\x80\x93", "-", ":"})
-    if (rest.starts_with(dash)) return std::make_pair(id, std::string(trim(rest.substr(dash.size()))));
+    if (rest.starts_with(dash))
+      return std::make_pair(id, std::string(trim(rest.substr(dash.size()))));
   return std::nullopt;
 }
 
@@ -81,8 +82,8 @@ std::map<std::string, std::string> ask_user_answers(std::string_view text) {
     std::size_t open = std::string_view::npos;
     for (std::string_view lead : {": \"", ", \""}) {
       auto at = text.rfind(lead, eq);
-      if (at != std::string_view::npos && at >= from && (open == std::string_view::npos ||
-                                                         at + lead.size() > open))
+      if (at != std::string_view::npos && at >= from &&
+          (open == std::string_view::npos || at + lead.size() > open))
         open = at + lead.size();
     }
     const std::size_t answer_at = eq + 3;

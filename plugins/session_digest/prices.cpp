@@ -75,7 +75,8 @@ void PriceTable::override_with(const boost::json::object& prices) {
   for (const auto& [key, value] : prices) {
     const std::string model = normalized(key);
     if (!value.is_object())
-      throw std::invalid_argument("prices." + model + " must be a table of input, output, "
+      throw std::invalid_argument("prices." + model +
+                                  " must be a table of input, output, "
                                   "cache_read and cache_creation prices");
     const auto& o = value.get_object();
     prices_[model] = Price{rate(o, "input", model), rate(o, "output", model),

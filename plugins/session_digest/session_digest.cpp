@@ -160,7 +160,7 @@ class SessionDigest final : public helix::Digester {
     o["markers"] = std::move(markers);
     o["first_prompt"] = text_or_null(st_.ev.first_prompt);
     o["last_assistant"] = text_or_null(st_.ev.last_assistant.empty() ? st_.ev.last_side_assistant
-                                                               : st_.ev.last_assistant);
+                                                                     : st_.ev.last_assistant);
     json::array errors;
     for (const auto& g : st_.ev.errors)
       errors.push_back(json::object{{"fingerprint", g.fingerprint},
@@ -192,8 +192,7 @@ class SessionDigest final : public helix::Digester {
       throw std::invalid_argument(std::string(key) + " must be an array of regular expressions");
     std::vector<std::regex> out;
     for (const auto& p : v.get_array()) {
-      if (!p.is_string())
-        throw std::invalid_argument(std::string(key) + " must hold strings");
+      if (!p.is_string()) throw std::invalid_argument(std::string(key) + " must hold strings");
       try {
         out.emplace_back(std::string(p.get_string()), std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
@@ -208,7 +207,8 @@ class SessionDigest final : public helix::Digester {
     const std::string tool = e.tool.empty() ? std::string("(unnamed)") : std::string(e.tool);
     ++st_.ev.tools[tool];
     const uint64_t signature = fnv1a64(e.text, fnv1a64("\n", fnv1a64(tool)));
-    if (st_.ev.failed_calls.count(signature)) ++st_.ev.retries;  // the same call again after it failed
+    if (st_.ev.failed_calls.count(signature))
+      ++st_.ev.retries;  // the same call again after it failed
     if (!e.call_id.empty()) {
       st_.ev.calls[std::string(e.call_id)] = {std::string(e.kind), signature};
       if (e.tool == "AskUserQuestion")
@@ -222,7 +222,8 @@ class SessionDigest final : public helix::Digester {
 
   void on_result(const helix::Event& e, const std::string& kind) {
     auto call = st_.ev.calls.find(std::string(e.call_id));
-    if (call == st_.ev.calls.end()) return;  // unknown, or its result came already: the first counts
+    if (call == st_.ev.calls.end())
+      return;  // unknown, or its result came already: the first counts
     const bool failed = kind == "error";
     if (failed) st_.ev.failed_calls.insert(call->second.signature);
     if (call->second.kind == "test_run") {
@@ -287,11 +288,14 @@ class SessionDigest final : public helix::Digester {
       const auto& s = st_.ev.steps[i];
       if (s.kind == "error") last_error = static_cast<int64_t>(i);
       if (s.kind == "tool_result") last_ok = static_cast<int64_t>(i);
-      if (s.kind == "assistant_msg" || s.kind == "completion") last_answer = static_cast<int64_t>(i);
-      if (s.kind == "test_run" && st_.ev.results.count(s.call_id)) last_test = static_cast<int64_t>(i);
+      if (s.kind == "assistant_msg" || s.kind == "completion")
+        last_answer = static_cast<int64_t>(i);
+      if (s.kind == "test_run" && st_.ev.results.count(s.call_id))
+        last_test = static_cast<int64_t>(i);
     }
     if (last_error > std::max(last_answer, last_ok)) return "fail";  // nothing worked after it
-    if (last_test >= 0 && st_.ev.results.at(st_.ev.steps[static_cast<std::size_t>(last_test)].call_id))
+    if (last_test >= 0 &&
+        st_.ev.results.at(st_.ev.steps[static_cast<std::size_t>(last_test)].call_id))
       return "fail";
     return last_answer >= 0 ? "success" : "unknown";
   }
@@ -313,7 +317,8 @@ class SessionDigest final : public helix::Digester {
         {"input_tokens", t.input},
         {"output_tokens", t.output},
         {"cache_tokens", t.cache_read + t.cache_creation},
-        {"wall_clock_s", st_.started_ > 0 && st_.ended_ >= st_.started_ ? (st_.ended_ - st_.started_) / 1000 : 0},
+        {"wall_clock_s",
+         st_.started_ > 0 && st_.ended_ >= st_.started_ ? (st_.ended_ - st_.started_) / 1000 : 0},
         {"turns", turns},
         {"retries", st_.ev.retries},
         {"cache_read_tokens", t.cache_read},
@@ -329,14 +334,14 @@ class SessionDigest final : public helix::Digester {
     for (const auto& d : st_.ev.decisions) {
       json::array options;
       for (const auto& opt : d.options) options.push_back(json::value(opt));
-      out.push_back(json::object{
-          {"source", d.source},
-          {"id", text_or_null(d.id)},
-          {"question", d.question},
-          {"options", std::move(options)},
-          {"recommendation", text_or_null(d.recommendation)},
-          {"answer", d.answer ? json::value(*d.answer) : json::value(nullptr)},
-          {"at", text_or_null(iso8601(d.ts_ms))}});
+      out.push_back(
+          json::object{{"source", d.source},
+                       {"id", text_or_null(d.id)},
+                       {"question", d.question},
+                       {"options", std::move(options)},
+                       {"recommendation", text_or_null(d.recommendation)},
+                       {"answer", d.answer ? json::value(*d.answer) : json::value(nullptr)},
+                       {"at", text_or_null(iso8601(d.ts_ms))}});
     }
     return out;
   }

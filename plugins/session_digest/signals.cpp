@@ -32,8 +32,7 @@ bool permission_denied(std::string_view t) {
 
 // /attempt \d+/
 bool attempt_number(std::string_view t) {
-  for (auto at = t.find("attempt "); at != std::string_view::npos;
-       at = t.find("attempt ", at + 1))
+  for (auto at = t.find("attempt "); at != std::string_view::npos; at = t.find("attempt ", at + 1))
     if (at + 8 < t.size() && std::isdigit(static_cast<unsigned char>(t[at + 8]))) return true;
   return false;
 }
@@ -105,9 +104,9 @@ std::string error_fingerprint(std::string_view tool, std::string_view text) {
   shape += '|';
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (std::isdigit(c) || (std::isxdigit(c) && i + 1 < text.size() &&
-                            std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-                            shape.back() == '#')) {
+    if (std::isdigit(c) ||
+        (std::isxdigit(c) && i + 1 < text.size() &&
+         std::isxdigit(static_cast<unsigned char>(text[i + 1])) && shape.back() == '#')) {
       if (shape.back() != '#') shape += '#';  // numbers and the hex ids that follow a digit
       continue;
     }

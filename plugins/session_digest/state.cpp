@@ -43,9 +43,12 @@ json::value optional_text(const std::optional<std::string>& s) {
 json::object decision(const Decision& d) {
   json::array options;
   for (const auto& o : d.options) options.push_back(json::value(o));
-  return {{"source", d.source},           {"id", d.id},
-          {"question", d.question},       {"recommendation", d.recommendation},
-          {"options", std::move(options)}, {"answer", optional_text(d.answer)},
+  return {{"source", d.source},
+          {"id", d.id},
+          {"question", d.question},
+          {"recommendation", d.recommendation},
+          {"options", std::move(options)},
+          {"answer", optional_text(d.answer)},
           {"ts", d.ts_ms}};
 }
 
@@ -93,7 +96,8 @@ EventState decode(const json::object& o) {
   }
   for (const auto& [id, v] : o.at("results").as_object()) s.results[std::string(id)] = v.as_bool();
   for (const auto& v : o.at("failed_calls").as_array()) s.failed_calls.insert(unhex(v));
-  for (const auto& v : o.at("decisions").as_array()) s.decisions.push_back(undecision(v.as_object()));
+  for (const auto& v : o.at("decisions").as_array())
+    s.decisions.push_back(undecision(v.as_object()));
   for (const auto& [id, v] : o.at("pending_questions").as_object())
     for (const auto& i : v.as_array()) {
       const auto index = static_cast<std::size_t>(i.as_int64());
@@ -113,7 +117,8 @@ EventState decode(const json::object& o) {
 
 std::string encode_state(const EventState& s) {
   json::array errors, steps, failed, decisions;
-  for (const auto& g : s.errors) errors.push_back(json::array{g.fingerprint, g.sample, g.tool, g.count});
+  for (const auto& g : s.errors)
+    errors.push_back(json::array{g.fingerprint, g.sample, g.tool, g.count});
   for (const auto& step : s.steps) steps.push_back(json::array{step.kind, step.call_id});
   for (uint64_t h : s.failed_calls) failed.push_back(json::value(hex(h)));
   for (const auto& d : s.decisions) decisions.push_back(decision(d));
@@ -125,28 +130,28 @@ std::string encode_state(const EventState& s) {
     for (std::size_t i : list) a.push_back(static_cast<int64_t>(i));
     pending[id] = std::move(a);
   }
-  json::object o{{"v", kStateVersion},
-                 {"event_count", s.event_count},
-                 {"retries", s.retries},
-                 {"turns", s.turns},
-                 {"had_talk", s.had_talk},
-                 {"kind_counts", counts(s.kind_counts)},
-                 {"tools", counts(s.tools)},
-                 {"markers", counts(s.markers)},
-                 {"first_prompt", s.first_prompt},
-                 {"first_prompt_head", s.first_prompt_head},
-                 {"last_assistant", s.last_assistant},
-                 {"last_side_assistant", s.last_side_assistant},
-                 {"errors", std::move(errors)},
-                 {"steps", std::move(steps)},
-                 {"calls", std::move(calls)},
-                 {"results", std::move(results)},
-                 {"failed_calls", std::move(failed)},
-                 {"decisions", std::move(decisions)},
-                 {"pending_questions", std::move(pending)},
-                 {"brief_waiting", s.brief_waiting
-                                       ? json::value(static_cast<int64_t>(*s.brief_waiting))
-                                       : json::value(nullptr)}};
+  json::object o{
+      {"v", kStateVersion},
+      {"event_count", s.event_count},
+      {"retries", s.retries},
+      {"turns", s.turns},
+      {"had_talk", s.had_talk},
+      {"kind_counts", counts(s.kind_counts)},
+      {"tools", counts(s.tools)},
+      {"markers", counts(s.markers)},
+      {"first_prompt", s.first_prompt},
+      {"first_prompt_head", s.first_prompt_head},
+      {"last_assistant", s.last_assistant},
+      {"last_side_assistant", s.last_side_assistant},
+      {"errors", std::move(errors)},
+      {"steps", std::move(steps)},
+      {"calls", std::move(calls)},
+      {"results", std::move(results)},
+      {"failed_calls", std::move(failed)},
+      {"decisions", std::move(decisions)},
+      {"pending_questions", std::move(pending)},
+      {"brief_waiting", s.brief_waiting ? json::value(static_cast<int64_t>(*s.brief_waiting))
+                                        : json::value(nullptr)}};
   return json::serialize(o);
 }
 

@@ -40,10 +40,10 @@ struct EventState {
   std::map<std::string, int64_t> kind_counts, tools, markers;
   std::string first_prompt, first_prompt_head, last_assistant, last_side_assistant;
   std::vector<ErrorGroup> errors;
-  std::vector<Step> steps;                       // from the last main prompt on
-  std::map<std::string, PendingCall> calls;      // call id -> the call, until its result
-  std::map<std::string, bool> results;           // this turn's call ids -> result was an error
-  std::set<uint64_t> failed_calls;               // signatures of calls that failed
+  std::vector<Step> steps;                   // from the last main prompt on
+  std::map<std::string, PendingCall> calls;  // call id -> the call, until its result
+  std::map<std::string, bool> results;       // this turn's call ids -> result was an error
+  std::set<uint64_t> failed_calls;           // signatures of calls that failed
   std::vector<Decision> decisions;
   std::map<std::string, std::vector<std::size_t>> pending_questions;  // call id -> decisions
   std::optional<std::size_t> brief_waiting;  // a brief whose answer is the next prompt

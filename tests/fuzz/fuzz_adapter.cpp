@@ -20,7 +20,8 @@ constexpr std::array<std::string_view, 12> kPaths = {
     "/h/.claude/projects/-w/0a1b2c3d-0000-4000-8000-000000000001.jsonl",
     "/h/.claude/projects/-w/0a1b2c3d-0000-4000-8000-000000000001/subagents/agent-a1.jsonl",
     "/h/.claude/projects/-w/0a1b2c3d-0000-4000-8000-000000000001/subagents/agent-a1.meta.json",
-    "/h/.codex/sessions/2026/01/02/rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
+    "/h/.codex/sessions/2026/01/02/"
+    "rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl",
     "/h/.codex/sessions/rollout-2025-04-20-3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51.json",
     "/h/.codex/history.jsonl",
     "/h/.grok/sessions/%2Fw/019f6000-0000-7000-8000-000000000001/updates.jsonl",

@@ -25,8 +25,8 @@ static int32_t probe(helix_adapter* adapter, const helix_probe_input* input) {
 #ifdef HANDMADE_NULL_PARSE
 #define PARSE NULL
 #else
-static helix_status parse(helix_adapter* adapter, helix_call* call,
-                          const helix_parse_input* input, const helix_emit_api* emit) {
+static helix_status parse(helix_adapter* adapter, helix_call* call, const helix_parse_input* input,
+                          const helix_emit_api* emit) {
   (void)adapter, (void)call, (void)input, (void)emit;
   return HELIX_OK;
 }
@@ -41,10 +41,17 @@ static const helix_adapter_vtable vtable = {
 #else
     sizeof(helix_adapter_vtable),
 #endif
-    "handmade", NULL, NULL, patterns, create, destroy, probe, PARSE};
+    "handmade",
+    NULL,
+    NULL,
+    patterns,
+    create,
+    destroy,
+    probe,
+    PARSE};
 
 static const helix_plugin_descriptor descriptor = {
-    HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_ADAPTER,
+    HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor),     HELIX_KIND_ADAPTER,
     HANDMADE_NAME,   "0.1.0",         "Helix hand-written C test adapter", &vtable};
 
 #ifdef HANDMADE_NO_ENTRY

@@ -30,9 +30,15 @@ class TestAdapter final : public helix::Adapter {
   int probe(const helix::Probe& p) override { return p.path_ends_with(".test") ? 70 : 0; }
 
   void parse(helix::ParseContext& ctx) override {
-    ctx.session({.native_id = "s-1", .parent_native_id = "s-0", .cwd = "/work/test",
-                 .git_branch = "main", .model = "m-session", .title = "Test session",
-                 .agent_version = "1.2.3", .started_at_ms = 1000, .ended_at_ms = 2000});
+    ctx.session({.native_id = "s-1",
+                 .parent_native_id = "s-0",
+                 .cwd = "/work/test",
+                 .git_branch = "main",
+                 .model = "m-session",
+                 .title = "Test session",
+                 .agent_version = "1.2.3",
+                 .started_at_ms = 1000,
+                 .ended_at_ms = 2000});
     ctx.warn(ctx.base_offset(), "test_category", "state was: " + std::string(ctx.state()));
     helix::Adapter::parse(ctx);
     ctx.save_state("next=" + std::to_string(ctx.base_offset() + ctx.data().size()));
@@ -44,15 +50,33 @@ class TestAdapter final : public helix::Adapter {
 #endif
     const auto space = line.find(' ');
     const std::string uid = "uid-" + std::to_string(offset);
-    ctx.event({.session_id = "s-1", .source_offset = offset, .ordinal = 3,
-               .flags = HELIX_EVENT_SIDECHAIN, .ts_ms = 1'700'000'000'000,
-               .kind = line.substr(0, space), .role = "user", .tool = "Bash", .uid = uid,
-               .parent_uid = "uid-parent", .call_id = "call-1", .summary = "summary line",
-               .text = line.substr(space + 1), .payload = line, .model = "m-event"});
-    ctx.usage({.session_id = "s-1", .key = uid, .source_offset = offset, .flags = 0,
-               .ts_ms = 1'700'000'000'001, .model = "m-usage", .input_tokens = 11,
-               .output_tokens = 22, .cache_read_tokens = 33, .cache_creation_tokens = 44,
-               .reasoning_tokens = 5, .cost_usd = 0.25});
+    ctx.event({.session_id = "s-1",
+               .source_offset = offset,
+               .ordinal = 3,
+               .flags = HELIX_EVENT_SIDECHAIN,
+               .ts_ms = 1'700'000'000'000,
+               .kind = line.substr(0, space),
+               .role = "user",
+               .tool = "Bash",
+               .uid = uid,
+               .parent_uid = "uid-parent",
+               .call_id = "call-1",
+               .summary = "summary line",
+               .text = line.substr(space + 1),
+               .payload = line,
+               .model = "m-event"});
+    ctx.usage({.session_id = "s-1",
+               .key = uid,
+               .source_offset = offset,
+               .flags = 0,
+               .ts_ms = 1'700'000'000'001,
+               .model = "m-usage",
+               .input_tokens = 11,
+               .output_tokens = 22,
+               .cache_read_tokens = 33,
+               .cache_creation_tokens = 44,
+               .reasoning_tokens = 5,
+               .cost_usd = 0.25});
   }
 };
 
@@ -80,5 +104,5 @@ const helix_source_pattern kPatterns[] = {{"*.test", HELIX_LAYOUT_LINES}, {nullp
 #define HELIX_ABI_MINOR TEST_ABI_MINOR
 #endif
 
-HELIX_ADAPTER_PLUGIN(TestAdapter, TEST_PLUGIN_NAME, "0.1.0", "Helix test adapter", "test",
-                     nullptr, kRoots, kPatterns)
+HELIX_ADAPTER_PLUGIN(TestAdapter, TEST_PLUGIN_NAME, "0.1.0", "Helix test adapter", "test", nullptr,
+                     kRoots, kPatterns)

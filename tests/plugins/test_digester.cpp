@@ -60,13 +60,21 @@ class KindCounter final : public helix::Digester {
 namespace {
 using Glue = helix::detail::DigesterGlue<KindCounter>;
 const helix_digester_vtable kTable = {offsetof(helix_digester_vtable, resume_session),
-                                      &Glue::create,      &Glue::destroy,
-                                      &Glue::begin_session, &Glue::event,
-                                      &Glue::usage,       &Glue::end_session,
+                                      &Glue::create,
+                                      &Glue::destroy,
+                                      &Glue::begin_session,
+                                      &Glue::event,
+                                      &Glue::usage,
+                                      &Glue::end_session,
                                       nullptr /* outside struct_size: never read */};
-const helix_plugin_descriptor kDescriptor = {
-    1, 1, sizeof(helix_plugin_descriptor), HELIX_KIND_DIGESTER, "kind_counter",
-    TEST_DIGESTER_VERSION, "Helix test digester as built against ABI 1.1", &kTable};
+const helix_plugin_descriptor kDescriptor = {1,
+                                             1,
+                                             sizeof(helix_plugin_descriptor),
+                                             HELIX_KIND_DIGESTER,
+                                             "kind_counter",
+                                             TEST_DIGESTER_VERSION,
+                                             "Helix test digester as built against ABI 1.1",
+                                             &kTable};
 }  // namespace
 extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) {
   return &kDescriptor;

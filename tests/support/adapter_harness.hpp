@@ -26,7 +26,6 @@ inline std::filesystem::path fixture(const std::string& relative) {
   return std::filesystem::path(HELIX_TEST_FIXTURE_DIR) / relative;
 }
 
-
 // Loads the build's plugin directory once and gives access to one adapter.
 class AdapterHarness {
  public:

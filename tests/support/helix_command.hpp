@@ -4,9 +4,9 @@
 
 #include <sys/wait.h>
 
+#include <fmt/format.h>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <string>
 
 #include "temp_dir.hpp"
@@ -40,10 +40,10 @@ inline Run run_command(const std::string& cmd, const std::filesystem::path& err_
 // empty or assignments ending in a space; stderr is kept in `err_file` (overwritten).
 inline Run run_helix(const std::string& env, const std::filesystem::path& store_dir,
                      const std::string& args, const std::filesystem::path& err_file) {
-  return run_command(fmt::format("{}{} --plugins {} --store {} {} 2>{}", env,
-                                 HELIX_TEST_HOST_BINARY, HELIX_TEST_PLUGIN_DIR,
-                                 store_dir.string(), args, err_file.string()),
-                     err_file);
+  return run_command(
+      fmt::format("{}{} --plugins {} --store {} {} 2>{}", env, HELIX_TEST_HOST_BINARY,
+                  HELIX_TEST_PLUGIN_DIR, store_dir.string(), args, err_file.string()),
+      err_file);
 }
 
 }  // namespace helix::test

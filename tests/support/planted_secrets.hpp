@@ -37,14 +37,22 @@ inline std::string unescape_newlines(const std::string& s) {
 
 inline const char* secret_alphabet(char cls) {
   switch (cls) {
-    case 'a': return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    case 'l': return "abcdefghijklmnopqrstuvwxyz";
-    case 'd': return "0123456789";
-    case 'h': return "0123456789abcdef";
-    case 'u': return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
-    case 'b': return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    case '2': return "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    case 'g': return "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
+    case 'a':
+      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    case 'l':
+      return "abcdefghijklmnopqrstuvwxyz";
+    case 'd':
+      return "0123456789";
+    case 'h':
+      return "0123456789abcdef";
+    case 'u':
+      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+    case 'b':
+      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    case '2':
+      return "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    case 'g':
+      return "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
   }
   throw std::runtime_error(std::string("planted.tsv: unknown class ") + cls);
 }
@@ -100,7 +108,8 @@ inline std::vector<PlantedSecret> planted_secrets(unsigned base_seed = 1) {
 
 inline std::vector<std::string> secret_lookalikes() {
   std::vector<std::string> out;
-  const std::string text = read_file(std::string(HELIX_TEST_FIXTURE_DIR) + "/secrets/negatives.txt");
+  const std::string text =
+      read_file(std::string(HELIX_TEST_FIXTURE_DIR) + "/secrets/negatives.txt");
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);

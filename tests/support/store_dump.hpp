@@ -26,36 +26,41 @@ inline std::vector<std::string> dump_store(const std::filesystem::path& db_file)
   rows("source",
        "SELECT path, dev, ino, size, compressed, layout, head_len, head_hash, offset, tail_len, "
        "tail_hash, generation, adapter, flavor, state, hex(adapter_state) FROM sources "
-       "ORDER BY path", 16);
+       "ORDER BY path",
+       16);
   rows("row",
        "SELECT e.session_uid, s.path, e.generation, e.source_offset, e.ordinal, e.seq, "
        "e.parent_seq, e.shadowed, e.kind, e.uid, e.ts_ms, e.payload_len, e.text_len FROM events e "
        "JOIN sources s ON s.id = e.source_id ORDER BY e.session_uid, s.path, e.generation, "
-       "e.source_offset, e.ordinal", 13);
+       "e.source_offset, e.ordinal",
+       13);
   rows("usage",
        "SELECT u.key, u.session_uid, s.path, u.source_offset, u.is_sidechain, u.ts_ms, u.model, "
        "u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, "
        "u.reasoning_tokens, u.cost_usd FROM usage u JOIN sources s ON s.id = u.source_id "
-       "ORDER BY u.key", 13);
+       "ORDER BY u.key",
+       13);
   rows("pack",
        "SELECT p.session_uid, s.path, p.raw_bytes FROM payload_packs p JOIN sources s ON "
-       "s.id = p.source_id ORDER BY p.session_uid, s.path, p.raw_bytes", 3);
+       "s.id = p.source_id ORDER BY p.session_uid, s.path, p.raw_bytes",
+       3);
   rows("warning",
        "SELECT s.path, w.generation, w.source_offset, w.category, w.message FROM warnings w "
        "JOIN sources s ON s.id = w.source_id ORDER BY s.path, w.generation, w.source_offset, "
-       "w.category", 5);
+       "w.category",
+       5);
   const std::hash<std::string> hash;
   for (const auto& s : store.sessions(SessionFilter{})) {
     out.push_back(fmt::format("session|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", s.uid,
-                              s.parent_uid, s.cwd, s.git_branch, s.model, s.title,
-                              s.agent_version, s.started_at_ms, s.ended_at_ms, s.event_count,
-                              s.turns, s.usage.input_tokens, s.usage.output_tokens,
+                              s.parent_uid, s.cwd, s.git_branch, s.model, s.title, s.agent_version,
+                              s.started_at_ms, s.ended_at_ms, s.event_count, s.turns,
+                              s.usage.input_tokens, s.usage.output_tokens,
                               s.usage.cache_read_tokens, s.usage.cache_creation_tokens));
     for (const auto& e : store.events(s.uid, /*with_bodies=*/true))
       out.push_back(fmt::format("event|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{:x}|{:x}", s.uid,
                                 e.seq, e.parent_seq, e.ts_ms, e.source_path, e.source_offset,
-                                e.ordinal, e.kind, e.role, e.tool, e.summary, e.call_id,
-                                e.tokens, hash(e.text), hash(e.payload)));
+                                e.ordinal, e.kind, e.role, e.tool, e.summary, e.call_id, e.tokens,
+                                hash(e.text), hash(e.payload)));
   }
   return out;
 }

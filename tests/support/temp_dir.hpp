@@ -1,13 +1,13 @@
 // Test support: a fresh directory under $TMPDIR (removed afterwards), and whole-file I/O.
 #pragma once
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 namespace helix::test {
 

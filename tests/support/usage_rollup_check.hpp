@@ -32,8 +32,9 @@ inline void expect_rollup_equals_usage_days(const std::filesystem::path& db_file
   std::vector<std::string> flavors = column_texts(db, "SELECT DISTINCT flavor FROM sessions");
   flavors.push_back("");
   std::vector<std::string> since = column_texts(
-      db, "SELECT day FROM usage_days ORDER BY day LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM "
-          "usage_days)");
+      db,
+      "SELECT day FROM usage_days ORDER BY day LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM "
+      "usage_days)");
   since.push_back("");
   int compared = 0;
   for (const char* by : {"day", "model", "flavor"})
@@ -53,8 +54,9 @@ inline void expect_rollup_equals_usage_days(const std::filesystem::path& db_file
           BOOST_TEST(r.cache_read_tokens == d.cache_read_tokens, what << " " << r.key);
           BOOST_TEST(r.cache_creation_tokens == d.cache_creation_tokens, what << " " << r.key);
           BOOST_TEST(r.reasoning_tokens == d.reasoning_tokens, what << " " << r.key);
-          BOOST_TEST(std::abs(r.cost_usd - d.cost_usd) <= 1e-9 * std::max(1.0, std::abs(d.cost_usd)),
-                     what << " " << r.key << ": cost " << r.cost_usd << " != " << d.cost_usd);
+          BOOST_TEST(
+              std::abs(r.cost_usd - d.cost_usd) <= 1e-9 * std::max(1.0, std::abs(d.cost_usd)),
+              what << " " << r.key << ": cost " << r.cost_usd << " != " << d.cost_usd);
           ++compared;
         }
       }

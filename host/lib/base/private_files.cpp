@@ -1,12 +1,12 @@
 #include "base/private_files.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
 
 namespace helix {
 namespace {
@@ -27,8 +27,8 @@ void make_private_dir(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
-    throw std::runtime_error(fmt::format("cannot create the store directory {}: {}",
-                                         dir.string(), ec.message()));
+    throw std::runtime_error(
+        fmt::format("cannot create the store directory {}: {}", dir.string(), ec.message()));
   narrow(dir, 0700);
 }
 

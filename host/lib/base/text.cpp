@@ -14,7 +14,8 @@ std::size_t sequence_length(std::string_view s, std::size_t i) {
   if (b0 < 0x80) return b0 == 0 ? 0 : 1;
   std::size_t n;
   unsigned char lo = 0x80, hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF) n = 2;
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    n = 2;
   else if (b0 >= 0xE0 && b0 <= 0xEF) {
     n = 3;
     if (b0 == 0xE0) lo = 0xA0;
@@ -76,16 +77,34 @@ void append_utf8(std::string& out, unsigned long cp) {
 std::size_t decode_escape(std::string_view s, std::size_t i, std::string& out) {
   if (i + 1 >= s.size()) return 0;
   switch (s[i + 1]) {
-    case '"': out += '"'; return i + 2;
-    case '\\': out += '\\'; return i + 2;
-    case '/': out += '/'; return i + 2;
-    case 'b': out += '\b'; return i + 2;
-    case 'f': out += '\f'; return i + 2;
-    case 'n': out += '\n'; return i + 2;
-    case 'r': out += '\r'; return i + 2;
-    case 't': out += '\t'; return i + 2;
-    case 'u': break;
-    default: return 0;
+    case '"':
+      out += '"';
+      return i + 2;
+    case '\\':
+      out += '\\';
+      return i + 2;
+    case '/':
+      out += '/';
+      return i + 2;
+    case 'b':
+      out += '\b';
+      return i + 2;
+    case 'f':
+      out += '\f';
+      return i + 2;
+    case 'n':
+      out += '\n';
+      return i + 2;
+    case 'r':
+      out += '\r';
+      return i + 2;
+    case 't':
+      out += '\t';
+      return i + 2;
+    case 'u':
+      break;
+    default:
+      return 0;
   }
   const long unit = hex4(s, i + 2);
   if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF)) return 0;  // a lone trailing surrogate
@@ -192,8 +211,10 @@ std::string one_line(std::string_view in, std::size_t max_chars) {
     }
     char c = in[i];
     if (n == 1 && (c == '\n' || c == '\r' || c == '\t' || c == ' ')) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-      else --chars;  // a folded run counts once
+      if (!out.empty() && out.back() != ' ')
+        out += ' ';
+      else
+        --chars;  // a folded run counts once
     } else {
       out.append(in.substr(i, n));
     }

@@ -2,23 +2,23 @@
 #include "cli/exit_codes.hpp"
 
 #include "cli/cli_support.hpp"
-#include "cli/cmd_recall.hpp"
 #include "cli/cmd_digest.hpp"
+#include "cli/cmd_hook.hpp"
+#include "cli/cmd_recall.hpp"
 #include "cli/cmd_retention.hpp"
 #include "digest/digest_runner.hpp"
-#include "store/digest_store.hpp"
-#include "cli/cmd_hook.hpp"
-#include "recall/session_json.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "recall/session_json.hpp"
+#include "store/digest_store.hpp"
+#include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
-#include <boost/program_options.hpp>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <iostream>
 #include <sys/file.h>
 #include <unistd.h>
+#include <boost/program_options.hpp>
+#include <iostream>
 
 namespace helix {
 namespace po = boost::program_options;
@@ -58,8 +58,10 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   auto db_file = store_file(g, config);
   SweepLock lock(db_file);
   if (!lock.acquired()) {
-    std::cerr << fmt::format("helix-host: another sweep is running on {}; try again when it "
-                             "has finished\n", db_file.string());
+    std::cerr << fmt::format(
+        "helix-host: another sweep is running on {}; try again when it "
+        "has finished\n",
+        db_file.string());
     return kExitBusy;
   }
   Store store(db_file);
@@ -77,12 +79,12 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     std::cout << fmt::format(
         "sweep: {} sources ({} new, {} changed, {} unchanged, {} rewritten, {} unclaimed, "
         "{} missing, {} failed)\n",
-        r.sources_seen, r.sources_new, r.sources_changed, r.sources_unchanged,
-        r.sources_rewritten, r.sources_unclaimed, r.sources_missing, r.sources_failed);
-    std::cout << fmt::format("  sessions touched {}, events added {} ({} copies skipped), usage "
-                             "records {}\n",
-                             r.sessions_touched.size(), r.events_added, r.copies_skipped,
-                             r.usage_records);
+        r.sources_seen, r.sources_new, r.sources_changed, r.sources_unchanged, r.sources_rewritten,
+        r.sources_unclaimed, r.sources_missing, r.sources_failed);
+    std::cout << fmt::format(
+        "  sessions touched {}, events added {} ({} copies skipped), usage "
+        "records {}\n",
+        r.sessions_touched.size(), r.events_added, r.copies_skipped, r.usage_records);
     std::cout << fmt::format("  read {} in {:.2f} s into {}\n", human_bytes(r.bytes_read),
                              r.seconds, db_file.string());
     if (!r.warnings_by_category.empty()) {
@@ -177,19 +179,19 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   if (vm.count("json")) {
     boost::json::array list;
     for (const auto& e : events) list.push_back(event_json(e, true));
-    std::cout << boost::json::serialize(boost::json::object{
-                     {"session", session_json(*session)}, {"events", std::move(list)}})
+    std::cout << boost::json::serialize(boost::json::object{{"session", session_json(*session)},
+                                                            {"events", std::move(list)}})
               << "\n";
     return kExitOk;
   }
   const auto& s = *session;
   std::cout << fmt::format("{}  {}\n", s.uid, s.title);
-  std::cout << fmt::format("  repo {}  cwd {}  branch {}  model {}\n", s.repo, s.cwd,
-                           s.git_branch, s.model);
+  std::cout << fmt::format("  repo {}  cwd {}  branch {}  model {}\n", s.repo, s.cwd, s.git_branch,
+                           s.model);
   std::cout << fmt::format("  {} -> {}  events {}  tokens in {} out {} cache read {} write {}\n",
                            iso8601(s.started_at_ms), iso8601(s.ended_at_ms), s.event_count,
-                           s.usage.input_tokens, s.usage.output_tokens,
-                           s.usage.cache_read_tokens, s.usage.cache_creation_tokens);
+                           s.usage.input_tokens, s.usage.output_tokens, s.usage.cache_read_tokens,
+                           s.usage.cache_creation_tokens);
   for (const auto& e : events) {
     std::cout << fmt::format("{:>5} {:<19} {:<18} {:<14} {}{}\n", e.seq,
                              iso8601(e.ts_ms).substr(0, 19), e.kind, e.tool,
@@ -279,13 +281,15 @@ int run_cli(int argc, char** argv) {
   global.add_options()("help,h", "this help")(
       "plugins", po::value<std::vector<std::string>>()->composing(),
       "plugin directory (repeatable); default: [plugins] dirs of the configuration")(
-      "config", po::value<std::string>(), "configuration file (default: "
-                                          "$XDG_CONFIG_HOME/helix/config.toml when present)")(
-      "store", po::value<std::string>(), "store directory (overrides HELIX_STORE_DB and "
-                                         "[store] dir)");
+      "config", po::value<std::string>(),
+      "configuration file (default: "
+      "$XDG_CONFIG_HOME/helix/config.toml when present)")(
+      "store", po::value<std::string>(),
+      "store directory (overrides HELIX_STORE_DB and "
+      "[store] dir)");
   po::options_description hidden;
-  hidden.add_options()("command", po::value<std::string>())(
-      "args", po::value<std::vector<std::string>>());
+  hidden.add_options()("command", po::value<std::string>())("args",
+                                                            po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(global).add(hidden);
   po::positional_options_description positional;

@@ -2,12 +2,12 @@
 
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
-#include "store/digest_store.hpp"
 #include "recall/session_json.hpp"
+#include "store/digest_store.hpp"
 
+#include <fmt/format.h>
 #include <boost/json.hpp>
 #include <filesystem>
-#include <fmt/format.h>
 #include <iostream>
 
 namespace helix {
@@ -23,9 +23,10 @@ std::optional<DigestRow> lookup(const Globals& g, const Config& config, const st
   const std::string name = digester.empty() ? primary_digester(config) : digester;
   auto row = find_digest(store, uid, name);
   if (!row)
-    std::cerr << fmt::format("helix-host: no digest of {} by '{}' in the store (is the session "
-                             "there, and has a sweep digested it?)\n",
-                             uid, name);
+    std::cerr << fmt::format(
+        "helix-host: no digest of {} by '{}' in the store (is the session "
+        "there, and has a sweep digested it?)\n",
+        uid, name);
   return row;
 }
 
@@ -55,10 +56,18 @@ std::string shell_quote(std::string_view text) {
 // The infra bucket of §11.1: MCP tools and agent plumbing (planning, task lists, tool search),
 // i.e. calls that move no project work forward by themselves.
 bool infra_tool(std::string_view tool) {
-  static const std::string_view kPlumbing[] = {
-      "TodoWrite",      "TodoRead",      "ToolSearch", "ListMcpResourcesTool",
-      "ReadMcpResourceTool", "update_plan", "TaskCreate", "TaskUpdate", "TaskList",
-      "TaskGet",        "EnterPlanMode", "ExitPlanMode"};
+  static const std::string_view kPlumbing[] = {"TodoWrite",
+                                               "TodoRead",
+                                               "ToolSearch",
+                                               "ListMcpResourcesTool",
+                                               "ReadMcpResourceTool",
+                                               "update_plan",
+                                               "TaskCreate",
+                                               "TaskUpdate",
+                                               "TaskList",
+                                               "TaskGet",
+                                               "EnterPlanMode",
+                                               "ExitPlanMode"};
   if (tool.starts_with("mcp__") || tool.starts_with("mcp_")) return true;
   for (auto p : kPlumbing)
     if (tool == p) return true;
@@ -89,9 +98,9 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
                            iso8601(row->digested_at_ms), row->digester, row->version);
   for (const auto& [key, value] : doc) {
     if (key == "session_uid") continue;
-    std::cout << fmt::format("  {}: {}\n", std::string_view(key),
-                             value.is_string() ? std::string(value.get_string())
-                                               : boost::json::serialize(value));
+    std::cout << fmt::format(
+        "  {}: {}\n", std::string_view(key),
+        value.is_string() ? std::string(value.get_string()) : boost::json::serialize(value));
   }
   return kExitOk;
 }
@@ -184,9 +193,9 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
     return kExitOk;
   }
   const auto line = [](std::string_view key, const UsageLine& l) {
-    return fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10.2f}\n", key,
-                       l.input_tokens, l.output_tokens, l.cache_creation_tokens,
-                       l.cache_read_tokens, l.reasoning_tokens, l.cost_usd);
+    return fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10.2f}\n", key, l.input_tokens,
+                       l.output_tokens, l.cache_creation_tokens, l.cache_read_tokens,
+                       l.reasoning_tokens, l.cost_usd);
   };
   std::cout << fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10}\n", by, "INPUT",
                            "OUTPUT", "CACHE WRITE", "CACHE READ", "REASONING", "COST USD");
@@ -196,11 +205,10 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
 }
 
 int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                        bool quiet) {
+                           bool quiet) {
   DigestReport r = run_digests(store, plugins, config);
   if (!quiet) {
-    std::cout << fmt::format("  digested {} sessions in {:.2f} s", r.sessions_digested,
-                             r.seconds);
+    std::cout << fmt::format("  digested {} sessions in {:.2f} s", r.sessions_digested, r.seconds);
     for (const auto& [name, n] : r.by_digester) std::cout << fmt::format(" ({} {})", name, n);
     if (r.sessions_resumed > 0)
       std::cout << fmt::format(", {} grown sessions resumed from their saved state",

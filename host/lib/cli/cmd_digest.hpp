@@ -18,6 +18,6 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args);
 // Runs the configured digesters after a sweep and prints what they digested (unless quiet);
 // problems go to stderr. Returns how many sessions were digested.
 int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                        bool quiet);
+                           bool quiet);
 
 }  // namespace helix

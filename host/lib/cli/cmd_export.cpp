@@ -5,11 +5,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
 #include "cli/cmd_recall.hpp"
+#include "cli/exit_codes.hpp"
 #include "recall/session_json.hpp"
-#include "store/store.hpp"
 #include "recall/transcript.hpp"
+#include "store/store.hpp"
 
 namespace helix {
 namespace po = boost::program_options;

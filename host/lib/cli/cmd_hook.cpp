@@ -1,33 +1,33 @@
 #include "cli/cmd_hook.hpp"
 
-#include "cli/exit_codes.hpp"
+#include "base/private_files.hpp"
 #include "cli/cmd_retention.hpp"
+#include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
 #include "ingest/discovery.hpp"
-#include "base/private_files.hpp"
-#include "store/store.hpp"
 #include "ingest/sweep.hpp"
+#include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
+#include <fcntl.h>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <unistd.h>
 #include <boost/json.hpp>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <fcntl.h>
-#include <fmt/chrono.h>
-#include <fmt/format.h>
 #include <iostream>
 #include <optional>
 #include <set>
-#include <unistd.h>
 
 namespace helix {
 namespace {
 
 namespace po = boost::program_options;
 
-constexpr std::size_t kMaxEventBytes = 1 << 20;  // hook events are small; never read more
+constexpr std::size_t kMaxEventBytes = 1 << 20;   // hook events are small; never read more
 constexpr std::uintmax_t kMaxLogBytes = 1 << 20;  // then hook.log rotates to hook.log.1
 
 // What a hook event tells us: the session and, when the agent names it, its transcript.
@@ -69,8 +69,8 @@ HookEvent parse_event(std::string flavor, std::string_view text) {
   boost::system::error_code ec;
   boost::json::value v = boost::json::parse(text, ec);
   if (ec || !v.is_object())
-    throw std::runtime_error(fmt::format("the hook event is not a JSON object ({} bytes)",
-                                         text.size()));
+    throw std::runtime_error(
+        fmt::format("the hook event is not a JSON object ({} bytes)", text.size()));
   const auto& o = v.as_object();
   // Grok Build also runs the hooks of .claude/settings.json: its events say what they are.
   if (std::getenv("GROK_HOOK_EVENT") != nullptr) flavor = "grok";
@@ -78,8 +78,8 @@ HookEvent parse_event(std::string flavor, std::string_view text) {
               field(o, {"transcript_path", "transcriptPath"}),
               field(o, {"hook_event_name", "hookEventName", "type"})};
   if (!usable_session_id(e.session_id))
-    throw std::runtime_error(fmt::format("the hook event names no usable session id ('{}')",
-                                         e.session_id));
+    throw std::runtime_error(
+        fmt::format("the hook event names no usable session id ('{}')", e.session_id));
   return e;
 }
 
@@ -122,7 +122,8 @@ std::vector<std::string> session_sources(const PluginRegistry& registry, const C
     throw std::runtime_error(fmt::format("no loaded adapter plugin reads flavor '{}'", e.flavor));
   std::error_code ec;
   const std::string transcript =
-      e.transcript_path.empty() ? "" : std::filesystem::weakly_canonical(e.transcript_path, ec).string();
+      e.transcript_path.empty() ? ""
+                                : std::filesystem::weakly_canonical(e.transcript_path, ec).string();
   const auto sources = discover(adapters, config).sources;
   std::vector<std::string> paths;
   std::set<std::string> session_parents;  // directories holding a <session id>/ directory
@@ -170,9 +171,11 @@ void ingest(const Globals& g, const Config& config, const std::filesystem::path&
   if (config.retention.cadence == "on-hook") evicted = run_retention(store, registry, config);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string line = fmt::format("{} {} {}: {} files, {} events added, {} bytes read, {} sessions "
-                                 "digested", e.flavor, e.session_id, e.event_name, paths.size(),
-                                 r.events_added, r.bytes_read, d.sessions_digested);
+  std::string line = fmt::format(
+      "{} {} {}: {} files, {} events added, {} bytes read, {} sessions "
+      "digested",
+      e.flavor, e.session_id, e.event_name, paths.size(), r.events_added, r.bytes_read,
+      d.sessions_digested);
   if (evicted)
     line += fmt::format(", retention evicted {} sessions ({})", evicted->steps.size(),
                         human_bytes(evicted->planned_bytes()));
@@ -210,8 +213,7 @@ int cmd_hook(const Globals& g, const std::vector<std::string>& args) {
     pos.add("flavor", 1).add("event", 1);
     auto vm = parse_command(args, opts, pos);
     if (!vm.count("flavor")) throw UsageError("hook needs a flavor: claude, codex or grok");
-    const std::string text =
-        vm.count("event") ? vm["event"].as<std::string>() : read_stdin();
+    const std::string text = vm.count("event") ? vm["event"].as<std::string>() : read_stdin();
     Config config = load_config(g.config_file);
     const auto db_file = store_file(g, config);
     log.emplace(db_file.parent_path() / "hook.log");

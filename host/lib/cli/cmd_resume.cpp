@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
 #include "cli/cmd_recall.hpp"
+#include "cli/exit_codes.hpp"
 #include "recall/resume_command.hpp"
 #include "store/store.hpp"
 

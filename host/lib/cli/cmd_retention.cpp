@@ -1,13 +1,13 @@
 #include "cli/cmd_retention.hpp"
 
-#include "cli/exit_codes.hpp"
 #include "base/clock.hpp"
+#include "cli/exit_codes.hpp"
 
 #include "digest/digest_runner.hpp"
 #include "retention/retention.hpp"
 
-#include <chrono>
 #include <fmt/format.h>
+#include <chrono>
 #include <iostream>
 
 namespace helix {
@@ -58,8 +58,7 @@ void print_plan(const RetentionPlan& plan, bool dry_run) {
     std::cout << fmt::format("  {:<9} {:>10}  {}{}\n", s.pass, human_bytes(s.bytes), s.session_uid,
                              s.analyzed ? "" : "  (NOT ANALYZED: data loss)");
   std::cout << fmt::format("  {} sessions, {} {}\n", plan.steps.size(),
-                           human_bytes(plan.planned_bytes()),
-                           dry_run ? "would be freed" : "freed");
+                           human_bytes(plan.planned_bytes()), dry_run ? "would be freed" : "freed");
   if (plan.over_hard_cap_after)
     std::cout << "  still above raw_hard_cap_bytes: the rest is being written now or cannot be "
                  "evicted\n";
@@ -113,9 +112,10 @@ std::vector<std::string> data_loss_messages(const RetentionPlan& plan) {
   std::vector<std::string> out;
   for (const auto& s : plan.steps)
     if (!s.analyzed)
-      out.push_back(fmt::format("session_memory.data_loss: evicted {} of raw data of {} before "
-                                "it was analyzed (above raw_hard_cap_bytes)",
-                                human_bytes(s.bytes), s.session_uid));
+      out.push_back(
+          fmt::format("session_memory.data_loss: evicted {} of raw data of {} before "
+                      "it was analyzed (above raw_hard_cap_bytes)",
+                      human_bytes(s.bytes), s.session_uid));
   return out;
 }
 

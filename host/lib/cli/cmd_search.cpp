@@ -4,12 +4,12 @@
 
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
-#include "cli/cmd_recall.hpp"
-#include "store/search_query.hpp"
-#include "recall/session_json.hpp"
-#include "store/store.hpp"
 #include "base/text.hpp"
+#include "cli/cmd_recall.hpp"
+#include "cli/exit_codes.hpp"
+#include "recall/session_json.hpp"
+#include "store/search_query.hpp"
+#include "store/store.hpp"
 
 namespace helix {
 namespace po = boost::program_options;

@@ -1,14 +1,14 @@
 #include "config/config.hpp"
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <toml++/toml.h>
 
 namespace helix {
 namespace {
@@ -23,16 +23,17 @@ std::string xdg_dir(const char* var, const char* home_relative) {
 }
 
 [[noreturn]] void bad(const Config& c, const toml::node& node, const std::string& what) {
-  throw std::runtime_error(fmt::format("{}:{}: {}", c.file.string(), node.source().begin.line,
-                                       what));
+  throw std::runtime_error(
+      fmt::format("{}:{}: {}", c.file.string(), node.source().begin.line, what));
 }
 
 void reject_unknown(const Config& c, const toml::table& table, const std::string& section,
                     std::set<std::string> known) {
   for (const auto& [key, node] : table)
     if (!known.count(std::string(key.str())))
-      bad(c, node, fmt::format("unknown setting '{}{}'{}", section.empty() ? "" : section + ".",
-                               key.str(), " (see docs/operations.md for the settings)"));
+      bad(c, node,
+          fmt::format("unknown setting '{}{}'{}", section.empty() ? "" : section + ".", key.str(),
+                      " (see docs/operations.md for the settings)"));
 }
 
 std::string text(const Config& c, const toml::node& node, const std::string& key) {
@@ -95,9 +96,10 @@ void apply_redaction(Config& c, const toml::table& root) {
     const auto& builtin = builtin_secret_rules();
     for (const auto& id : r.disable)
       if (std::none_of(builtin.begin(), builtin.end(), [&](const auto& b) { return b.id == id; }))
-        bad(c, *v, fmt::format("'redaction.disable': there is no built-in rule '{}' (the ids are "
-                               "listed in docs/operations.md)",
-                               id));
+        bad(c, *v,
+            fmt::format("'redaction.disable': there is no built-in rule '{}' (the ids are "
+                        "listed in docs/operations.md)",
+                        id));
   }
   if (auto* v = t->get("allow")) {
     r.allow = strings(c, *v, "redaction.allow");
@@ -132,8 +134,9 @@ void apply_redaction(Config& c, const toml::table& root) {
 }
 
 void apply(Config& c, const toml::table& root) {
-  reject_unknown(c, root, "", {"store", "plugins", "sources", "domains", "adapters", "redaction",
-                               "session_memory", "sweep", "digest", "digesters"});
+  reject_unknown(c, root, "",
+                 {"store", "plugins", "sources", "domains", "adapters", "redaction",
+                  "session_memory", "sweep", "digest", "digesters"});
   if (auto* store = root["store"].as_table()) {
     reject_unknown(c, *store, "store", {"dir"});
     if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
@@ -178,13 +181,18 @@ void apply(Config& c, const toml::table& root) {
     reject_unknown(c, *memory, "session_memory", {"retention"});
     if (auto* r = (*memory)["retention"].as_table()) {
       const std::string s = "session_memory.retention";
-      reject_unknown(c, *r, s, {"raw_soft_cap_bytes", "raw_hard_cap_bytes", "raw_max_age_days",
-                                "distilled_cap_bytes", "cadence"});
+      reject_unknown(c, *r, s,
+                     {"raw_soft_cap_bytes", "raw_hard_cap_bytes", "raw_max_age_days",
+                      "distilled_cap_bytes", "cadence"});
       auto& k = c.retention;
-      if (auto* v = r->get("raw_soft_cap_bytes")) k.raw_soft_cap_bytes = size_value(c, *v, s + ".raw_soft_cap_bytes");
-      if (auto* v = r->get("raw_hard_cap_bytes")) k.raw_hard_cap_bytes = size_value(c, *v, s + ".raw_hard_cap_bytes");
-      if (auto* v = r->get("raw_max_age_days")) k.raw_max_age_days = integer(c, *v, s + ".raw_max_age_days");
-      if (auto* v = r->get("distilled_cap_bytes")) k.distilled_cap_bytes = size_value(c, *v, s + ".distilled_cap_bytes");
+      if (auto* v = r->get("raw_soft_cap_bytes"))
+        k.raw_soft_cap_bytes = size_value(c, *v, s + ".raw_soft_cap_bytes");
+      if (auto* v = r->get("raw_hard_cap_bytes"))
+        k.raw_hard_cap_bytes = size_value(c, *v, s + ".raw_hard_cap_bytes");
+      if (auto* v = r->get("raw_max_age_days"))
+        k.raw_max_age_days = integer(c, *v, s + ".raw_max_age_days");
+      if (auto* v = r->get("distilled_cap_bytes"))
+        k.distilled_cap_bytes = size_value(c, *v, s + ".distilled_cap_bytes");
       if (auto* v = r->get("cadence")) {
         k.cadence = text(c, *v, s + ".cadence");
         if (k.cadence != "daily" && k.cadence != "weekly" && k.cadence != "on-hook")
@@ -195,9 +203,11 @@ void apply(Config& c, const toml::table& root) {
     }
   }
   if (auto* sweep = root["sweep"].as_table()) {
-    reject_unknown(c, *sweep, "sweep", {"chunk_bytes", "max_record_bytes", "final_line_grace_seconds"});
+    reject_unknown(c, *sweep, "sweep",
+                   {"chunk_bytes", "max_record_bytes", "final_line_grace_seconds"});
     if (auto* v = sweep->get("chunk_bytes")) c.chunk_bytes = size_value(c, *v, "sweep.chunk_bytes");
-    if (auto* v = sweep->get("max_record_bytes")) c.max_record_bytes = size_value(c, *v, "sweep.max_record_bytes");
+    if (auto* v = sweep->get("max_record_bytes"))
+      c.max_record_bytes = size_value(c, *v, "sweep.max_record_bytes");
     if (auto* v = sweep->get("final_line_grace_seconds"))
       c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
     if (c.chunk_bytes < 4096) bad(c, *sweep, "sweep.chunk_bytes must be at least 4KiB");
@@ -226,31 +236,43 @@ int64_t parse_size(std::string_view text) {
   double value = 0;
   bool seen_digit = false;
   double scale = 0;
-  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
+  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.');
+       ++i) {
     if (text[i] == '.') {
       if (scale != 0) break;
       scale = 1;
       continue;
     }
     seen_digit = true;
-    if (scale != 0) value += (text[i] - '0') * (scale /= 10);
-    else value = value * 10 + (text[i] - '0');
+    if (scale != 0)
+      value += (text[i] - '0') * (scale /= 10);
+    else
+      value = value * 10 + (text[i] - '0');
   }
   if (!seen_digit || i == digits_start)
     throw std::invalid_argument(fmt::format("'{}' is not a size such as 4GiB or 500MB", text));
   while (i < text.size() && text[i] == ' ') ++i;
   std::string unit(text.substr(i));
   for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  static const std::pair<const char*, double> kUnits[] = {
-      {"", 1},          {"b", 1},           {"kb", 1e3},        {"mb", 1e6},
-      {"gb", 1e9},      {"tb", 1e12},       {"kib", 1024.0},    {"mib", 1048576.0},
-      {"gib", 1073741824.0}, {"tib", 1099511627776.0}, {"k", 1024.0}, {"m", 1048576.0},
-      {"g", 1073741824.0}};
+  static const std::pair<const char*, double> kUnits[] = {{"", 1},
+                                                          {"b", 1},
+                                                          {"kb", 1e3},
+                                                          {"mb", 1e6},
+                                                          {"gb", 1e9},
+                                                          {"tb", 1e12},
+                                                          {"kib", 1024.0},
+                                                          {"mib", 1048576.0},
+                                                          {"gib", 1073741824.0},
+                                                          {"tib", 1099511627776.0},
+                                                          {"k", 1024.0},
+                                                          {"m", 1048576.0},
+                                                          {"g", 1073741824.0}};
   for (const auto& [name, factor] : kUnits)
     if (unit == name) return static_cast<int64_t>(value * factor);
-  throw std::invalid_argument(fmt::format("unknown size unit '{}' in '{}' (use B, KB, MB, GB, "
-                                          "KiB, MiB, GiB, TiB)",
-                                          unit, text));
+  throw std::invalid_argument(
+      fmt::format("unknown size unit '{}' in '{}' (use B, KB, MB, GB, "
+                  "KiB, MiB, GiB, TiB)",
+                  unit, text));
 }
 
 Config load_config(const std::string& explicit_file) {
@@ -259,8 +281,8 @@ Config load_config(const std::string& explicit_file) {
   c.plugin_dirs = {(executable_dir().parent_path() / "lib" / "helix" / "plugins").string()};
   std::filesystem::path file = explicit_file;
   if (file.empty()) {
-    auto candidate = std::filesystem::path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "helix" /
-                     "config.toml";
+    auto candidate =
+        std::filesystem::path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "helix" / "config.toml";
     std::error_code ec;
     if (std::filesystem::exists(candidate, ec)) file = candidate;
   }
@@ -269,8 +291,8 @@ Config load_config(const std::string& explicit_file) {
   try {
     apply(c, toml::parse_file(file.string()));
   } catch (const toml::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}:{}: {}", file.string(), e.source().begin.line,
-                                         e.description()));
+    throw std::runtime_error(
+        fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
   }
   return c;
 }

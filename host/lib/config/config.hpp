@@ -23,16 +23,16 @@ struct RetentionConfig {
 struct Config {
   std::filesystem::path file;  // the file it was read from; empty = built-in defaults only
   std::string store_dir;       // [store] dir: the store is <dir>/helix.db
-  std::vector<std::string> plugin_dirs;                        // [plugins] dirs
+  std::vector<std::string> plugin_dirs;                          // [plugins] dirs
   std::map<std::string, std::vector<std::string>> source_roots;  // [sources.<flavor>] roots
-  std::map<std::string, std::string> repo_domains;             // [domains] repo = "domain"
-  std::map<std::string, std::string> adapter_settings;         // [adapters.<plugin>] as JSON
+  std::map<std::string, std::string> repo_domains;               // [domains] repo = "domain"
+  std::map<std::string, std::string> adapter_settings;           // [adapters.<plugin>] as JSON
   // [digest] digesters: the digester plugins run after each sweep; the first is the primary
   // (its digest sets the session's outcome and task_ref, and the costs of `usage`).
   std::vector<std::string> digesters = {"session_digest"};
-  std::map<std::string, std::string> digester_settings;        // [digesters.<plugin>] as JSON
+  std::map<std::string, std::string> digester_settings;  // [digesters.<plugin>] as JSON
   RetentionConfig retention;
-  RedactionConfig redaction;  // [redaction]
+  RedactionConfig redaction;                     // [redaction]
   int64_t chunk_bytes = int64_t{1} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes
   int64_t final_line_grace_seconds = 600;        // [sweep] final_line_grace_seconds

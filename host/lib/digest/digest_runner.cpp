@@ -6,9 +6,9 @@
 #include "store/digest_seen.hpp"
 #include "store/digest_store.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
-#include <fmt/format.h>
 #include <memory>
 #include <optional>
 
@@ -28,8 +28,8 @@ Plan plan_for(const DigestCandidate& c, const DigesterInstance& d) {
   if (!c.evicted) {
     if (!grew && same_major) return Plan::skip;
     // A kept session that grew: the state this very version saved, and the new events.
-    const bool resumable = have && it->second.version == plugin.version &&
-                           it->second.has_state && it->second.covered && d.can_resume();
+    const bool resumable = have && it->second.version == plugin.version && it->second.has_state &&
+                           it->second.covered && d.can_resume();
     return resumable ? Plan::resume_growth : Plan::begin;
   }
   // Evicted: the earlier events are gone, so only growth can be folded into the digest, from
@@ -111,21 +111,19 @@ std::vector<DigestRow> digest_session(Store& store, const DigestCandidate& candi
                                       DigestReport& report) {
   std::vector<DigestRow> fresh;
   if (running.empty()) return fresh;
-  const std::vector<uint64_t> seen = candidate.evicted
-                                         ? seen_records(store.database(), candidate.uid)
-                                         : std::vector<uint64_t>{};
+  const std::vector<uint64_t> seen =
+      candidate.evicted ? seen_records(store.database(), candidate.uid) : std::vector<uint64_t>{};
   int64_t from = running.front().after_seq, last_seq = -1;
   for (const Running& r : running) from = std::min(from, r.after_seq);
-  store.for_each_event(candidate.uid, EventFilter{candidate.evicted, from},
-                       [&](const EventView& e) {
-                         last_seq = e.seq;
-                         if (!e.uid.empty() &&
-                             std::binary_search(seen.begin(), seen.end(),
-                                                seen_record_key(e.uid, e.ordinal)))
-                           return;
-                         for (const Running& r : running)
-                           if (e.seq > r.after_seq) r.digester->event(session, e);
-                       });
+  store.for_each_event(
+      candidate.uid, EventFilter{candidate.evicted, from}, [&](const EventView& e) {
+        last_seq = e.seq;
+        if (!e.uid.empty() &&
+            std::binary_search(seen.begin(), seen.end(), seen_record_key(e.uid, e.ordinal)))
+          return;
+        for (const Running& r : running)
+          if (e.seq > r.after_seq) r.digester->event(session, e);
+      });
   for (const auto& u : session_usage(store, candidate.uid))
     for (const Running& r : running) r.digester->usage(session, u);
   for (const Running& r : running) {
@@ -159,8 +157,10 @@ class DigestBatch {
     sessions_ = 0;
   }
   void session_written() {
-    if (++sessions_ >= 256 || std::chrono::steady_clock::now() - opened_ > kMaxOpen) commit();
-    else if (sessions_ % kStagedSessions == 0) flush_digests(db_);
+    if (++sessions_ >= 256 || std::chrono::steady_clock::now() - opened_ > kMaxOpen)
+      commit();
+    else if (sessions_ % kStagedSessions == 0)
+      flush_digests(db_);
   }
   void commit() {
     if (!tx_) return;
@@ -227,9 +227,8 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
       for (const auto& [name, why] : started.refused_state)
         if (++refused[name].first == 1) refused[name].second = why;
       std::optional<std::string> primary_json;
-      const std::vector<DigestRow> fresh = digest_session(store, candidate, *session,
-                                                          started.running, primary, primary_json,
-                                                          report);
+      const std::vector<DigestRow> fresh = digest_session(
+          store, candidate, *session, started.running, primary, primary_json, report);
       // A session whose events are kept is tried again by the next sweep. The growth of an
       // evicted one that no digester folded is not: its digests stay as they are, its usage is
       // totalled, and it counts as analyzed until new records arrive (docs/digest.md).
@@ -262,8 +261,7 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
         "again from their first event (the first refusal: {})",
         name, r.first, r.second));
   refresh_usage_rollup(store.database());  // the days whose usage_days the pass changed
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

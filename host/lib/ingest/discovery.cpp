@@ -1,17 +1,17 @@
 #include "ingest/discovery.hpp"
 
-#include <algorithm>
-#include <cstdlib>
 #include <dirent.h>
 #include <fcntl.h>
-#include <filesystem>
 #include <fnmatch.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
-#include <sys/stat.h>
 #include <tuple>
-#include <unistd.h>
 
 namespace helix {
 namespace {
@@ -69,8 +69,10 @@ class Directory {
     fd_ = ::openat(parent, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
   }
   ~Directory() {
-    if (listing_) ::closedir(listing_);  // closes fd_ as well
-    else if (fd_ >= 0) ::close(fd_);
+    if (listing_)
+      ::closedir(listing_);  // closes fd_ as well
+    else if (fd_ >= 0)
+      ::close(fd_);
   }
   Directory(const Directory&) = delete;
   Directory& operator=(const Directory&) = delete;

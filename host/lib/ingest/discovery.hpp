@@ -3,8 +3,8 @@
 #pragma once
 
 #include "config/config.hpp"
-#include "privacy/credential_files.hpp"
 #include "plugins/plugin_registry.hpp"
+#include "privacy/credential_files.hpp"
 
 #include <string>
 #include <vector>
@@ -22,7 +22,7 @@ struct RefusedCredential {
 };
 
 struct Discovery {
-  std::vector<DiscoveredSource> sources;  // sorted by path
+  std::vector<DiscoveredSource> sources;               // sorted by path
   std::vector<RefusedCredential> refused_credentials;  // sorted by path, then plugin
 };
 

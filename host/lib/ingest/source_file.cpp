@@ -2,16 +2,16 @@
 
 #include "privacy/credential_files.hpp"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
 
 namespace helix {
 
@@ -52,7 +52,8 @@ SourceFile::SourceFile(const std::filesystem::path& path) : path_(path) {
         path.string()));
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0)
-    throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);
@@ -92,11 +93,13 @@ std::size_t SourceFile::append(std::string& out, int64_t offset, std::size_t max
       room = std::min(max_bytes, room * 2);
       out.resize(base + room);
     }
-    ssize_t n = ::pread(fd_, out.data() + base + got, room - got, offset + static_cast<int64_t>(got));
+    ssize_t n =
+        ::pread(fd_, out.data() + base + got, room - got, offset + static_cast<int64_t>(got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       out.resize(base);
-      throw std::runtime_error(fmt::format("cannot read {}: {}", path_.string(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("cannot read {}: {}", path_.string(), std::strerror(errno)));
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
@@ -122,14 +125,16 @@ std::string SourceFile::read_compressed(int64_t offset, std::size_t max_bytes) {
   };
   std::string pending = std::move(d.pending);
   d.pending.clear();
-  auto rest = take(pending.data(), pending.size(), d.out_pos - static_cast<int64_t>(pending.size()));
+  auto rest =
+      take(pending.data(), pending.size(), d.out_pos - static_cast<int64_t>(pending.size()));
   d.pending.assign(rest);
   std::string scratch(ZSTD_DStreamOutSize(), '\0');
   while (out.size() < max_bytes && !d.finished) {
     if (d.in_pos == d.in_len) {
       ssize_t n = ::pread(fd_, d.in_buffer.data(), d.in_buffer.size(), d.file_pos);
       if (n < 0)
-        throw std::runtime_error(fmt::format("cannot read {}: {}", path_.string(), std::strerror(errno)));
+        throw std::runtime_error(
+            fmt::format("cannot read {}: {}", path_.string(), std::strerror(errno)));
       if (n == 0) {
         d.finished = true;
         break;
@@ -142,8 +147,8 @@ std::string SourceFile::read_compressed(int64_t offset, std::size_t max_bytes) {
     ZSTD_outBuffer produced{scratch.data(), scratch.size(), 0};
     std::size_t rc = ZSTD_decompressStream(d.ctx, &produced, &in);
     if (ZSTD_isError(rc))
-      throw std::runtime_error(fmt::format("{} is not a valid zstd stream: {}", path_.string(),
-                                           ZSTD_getErrorName(rc)));
+      throw std::runtime_error(
+          fmt::format("{} is not a valid zstd stream: {}", path_.string(), ZSTD_getErrorName(rc)));
     d.in_pos = in.pos;
     const int64_t start = d.out_pos;
     d.out_pos += static_cast<int64_t>(produced.pos);

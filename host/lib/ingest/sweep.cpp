@@ -3,17 +3,17 @@
 #include "base/clock.hpp"
 #include "ingest/source_file.hpp"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <xxhash.h>
 #include <algorithm>
+#include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
-#include <atomic>
 #include <cstdint>
+#include <deque>
 #include <mutex>
-#include <sys/stat.h>
-#include <fmt/format.h>
-#include <xxhash.h>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -44,9 +44,9 @@ bool nothing_to_do(const Cursor& c, const FileIdentity& id, int64_t grace_second
 
 // Warning categories that mean damaged input (as opposed to records of an unknown kind).
 bool is_damage(const std::string& category) {
-  static const std::set<std::string> kDamage = {"invalid_json", "not_an_object",
+  static const std::set<std::string> kDamage = {"invalid_json",   "not_an_object",
                                                 "invalid_record", "record_too_large",
-                                                "nul_bytes", "invalid_utf8"};
+                                                "nul_bytes",      "invalid_utf8"};
   return kDamage.count(category) > 0;
 }
 
@@ -79,7 +79,8 @@ class BatchScope {
   static void report_lost_batch(SweepReport& report, const BatchLost& e) {
     report.problems.push_back(fmt::format(
         "the store lost its uncommitted writes ({}); the files they came from are read again "
-        "by the next sweep", e.what()));
+        "by the next sweep",
+        e.what()));
   }
 
  private:
@@ -121,7 +122,8 @@ void merge(SweepReport& into, SweepReport&& from) {
                          {&into.bad_records, from.bad_records}})
     *to += add;
   into.sessions_touched.merge(from.sessions_touched);
-  for (const auto& [category, n] : from.warnings_by_category) into.warnings_by_category[category] += n;
+  for (const auto& [category, n] : from.warnings_by_category)
+    into.warnings_by_category[category] += n;
   into.problems.insert(into.problems.end(), std::make_move_iterator(from.problems.begin()),
                        std::make_move_iterator(from.problems.end()));
 }
@@ -150,8 +152,9 @@ FileIdentity stat_identity(const std::string& path) {
 
 // The discovered source at `path` (the list is sorted by path), or -1.
 std::ptrdiff_t index_of(const std::vector<DiscoveredSource>& sources, const std::string& path) {
-  auto it = std::lower_bound(sources.begin(), sources.end(), path,
-                             [](const DiscoveredSource& s, const std::string& p) { return s.path < p; });
+  auto it =
+      std::lower_bound(sources.begin(), sources.end(), path,
+                       [](const DiscoveredSource& s, const std::string& p) { return s.path < p; });
   return it != sources.end() && it->path == path ? it - sources.begin() : -1;
 }
 
@@ -283,10 +286,7 @@ class Sweep::Pipeline {
 };
 
 Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config)
-    : store_(store),
-      plugins_(plugins),
-      config_(config),
-      repos_(config.repo_domains) {}
+    : store_(store), plugins_(plugins), config_(config), repos_(config.repo_domains) {}
 
 Sweep::~Sweep() = default;
 
@@ -323,8 +323,7 @@ SweepReport Sweep::run(const SweepProgress& progress) {
   report = run_pipeline(to_read, progress, std::move(report), sources.size() - to_read.size());
   mark_missing(scan.undiscovered, report);
   batch.finish(report);
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
@@ -387,8 +386,7 @@ Sweep::CursorScan Sweep::scan_cursors(const std::vector<DiscoveredSource>& sourc
 // The sources to open and read; the unchanged ones are counted here, which is all a visit
 // would have done with them.
 Sweep::SourceList Sweep::sources_to_read(const std::vector<DiscoveredSource>& sources,
-                                         const std::vector<bool>& unchanged,
-                                         SweepReport& report) {
+                                         const std::vector<bool>& unchanged, SweepReport& report) {
   SourceList to_read;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (!unchanged[i]) {
@@ -460,8 +458,8 @@ void Sweep::produce(const SourceList& sources) {
 }
 
 void Sweep::emit(std::function<void(SweepReport&)> write, int64_t bytes) {
-  pipeline_->push(Step{visit_, std::exchange(pending_, SweepReport{}), std::move(write), bytes,
-                       false});
+  pipeline_->push(
+      Step{visit_, std::exchange(pending_, SweepReport{}), std::move(write), bytes, false});
 }
 
 // The storing thread: a failed write fails its source as a failed visit did, and the rest of
@@ -517,10 +515,12 @@ void Sweep::stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_gen
     batch.packs = pack_batch(batch, packer_);
     batch.payloads = {};
   }
-  emit([this, c = cursor, b = std::move(batch), new_generation, input_bytes](
-           SweepReport& report) mutable {
-    with_store_id(store_ids_, c, [&] { commit(c, b, new_generation, input_bytes, report); });
-  }, input_bytes);
+  emit(
+      [this, c = cursor, b = std::move(batch), new_generation,
+       input_bytes](SweepReport& report) mutable {
+        with_store_id(store_ids_, c, [&] { commit(c, b, new_generation, input_bytes, report); });
+      },
+      input_bytes);
 }
 
 void Sweep::visit(const DiscoveredSource& source, SweepReport& report) {
@@ -610,7 +610,8 @@ bool Sweep::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource
   int best = 0;
   const PluginInfo* winner = nullptr;
   for (const PluginInfo* plugin : plugins_.adapters()) {
-    int score = instance(*plugin).probe(source.path, head, static_cast<uint64_t>(file.identity().size));
+    int score =
+        instance(*plugin).probe(source.path, head, static_cast<uint64_t>(file.identity().size));
     if (score > best) {  // ties go to the plugin loaded first (name order): deterministic
       best = score;
       winner = plugin;
@@ -620,9 +621,9 @@ bool Sweep::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource
     ++report.sources_unclaimed;
     cursor.state = "unclaimed";
     save(cursor);
-    report.problems.push_back(fmt::format(
-        "{}: no loaded plugin recognises this file (every probe scored 0); left unread",
-        source.path));
+    report.problems.push_back(
+        fmt::format("{}: no loaded plugin recognises this file (every probe scored 0); left unread",
+                    source.path));
     return false;
   }
   cursor.adapter = winner->name;
@@ -663,11 +664,12 @@ void Sweep::commit(SourceCursor& cursor, const RecordBatch& batch, bool new_gene
     ++report.warnings_by_category[w.category];
     if (!is_damage(w.category)) continue;
     if (++report.bad_records <= kDamageLines)
-      report.problems.push_back(fmt::format("{}: offset {}: {}: {}", cursor.path,
-                                            w.source_offset, w.category, w.message));
+      report.problems.push_back(fmt::format("{}: offset {}: {}: {}", cursor.path, w.source_offset,
+                                            w.category, w.message));
     else if (report.bad_records == kDamageLines + 1)
-      report.problems.push_back("more damaged records: see the warnings counts; each is stored "
-                                "with its file and offset in the warnings table");
+      report.problems.push_back(
+          "more damaged records: see the warnings counts; each is stored "
+          "with its file and offset in the warnings table");
   }
   const uint64_t flavor = XXH3_64bits(cursor.flavor.data(), cursor.flavor.size());
   const std::string* last = nullptr;  // a session's events come in runs: hash each run once
@@ -735,20 +737,25 @@ void Sweep::ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterIn
     // Fingerprints: the file's first bytes (identity) and the bytes before the new offset.
     if (cursor.head_len < kHeadBytes) {
       cursor.head_len = std::min(kHeadBytes, cursor.offset);
-      cursor.head_hash = pos == 0 && !buf.empty() && static_cast<int64_t>(buf.size()) >= cursor.head_len
-                             ? hash_bytes(std::string_view(buf).substr(0, static_cast<std::size_t>(cursor.head_len)))
-                             : file.hash(0, cursor.head_len);
+      cursor.head_hash =
+          pos == 0 && !buf.empty() && static_cast<int64_t>(buf.size()) >= cursor.head_len
+              ? hash_bytes(
+                    std::string_view(buf).substr(0, static_cast<std::size_t>(cursor.head_len)))
+              : file.hash(0, cursor.head_len);
     }
     cursor.tail_len = std::min(kTailBytes, cursor.offset);
     cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
-                           ? hash_bytes(std::string_view(buf).substr(buf.size() - static_cast<std::size_t>(cursor.tail_len)))
+                           ? hash_bytes(std::string_view(buf).substr(
+                                 buf.size() - static_cast<std::size_t>(cursor.tail_len)))
                            : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
     stage_commit(cursor, std::move(batch), new_generation && !committed, cursor.offset - pos);
     committed = true;
   }
   if (!committed) {
-    if (new_generation) stage_commit(cursor, RecordBatch{}, true, 0);  // emptied: drop old rows
-    else save(cursor);
+    if (new_generation)
+      stage_commit(cursor, RecordBatch{}, true, 0);  // emptied: drop old rows
+    else
+      save(cursor);
   }
 }
 
@@ -761,8 +768,8 @@ bool Sweep::finished_last_line(const SourceCursor& cursor, std::string_view frag
   return !ec;
 }
 
-void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
-                            const AdapterInstance& adapter, SweepReport& report) {
+void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
+                            SweepReport& report) {
   const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
   pipeline_->wait_for_room();
   std::string doc = file.read(0, max_record + 1);
@@ -778,7 +785,8 @@ void Sweep::ingest_document(SourceCursor& cursor, SourceFile& file,
   report.bytes_read += static_cast<int64_t>(doc.size());
   cursor.offset = static_cast<int64_t>(std::min(doc.size(), max_record));
   cursor.head_len = std::min<int64_t>(kHeadBytes, cursor.offset);
-  cursor.head_hash = hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
+  cursor.head_hash =
+      hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
   cursor.tail_len = 0;
   ++cursor.generation;  // a document is replaced whole: its earlier rows go
   stage_commit(cursor, std::move(batch), true, cursor.offset);
@@ -795,7 +803,7 @@ bool Sweep::follow_renames(const std::vector<std::pair<std::string, std::string>
     auto cursor = store_.find_source(from);
     if (!cursor) continue;
     if (at_from.ino == cursor->ino && at_from.dev == cursor->dev)
-      continue;  // still at its path too (a hard link): nothing moved
+      continue;                            // still at its path too (a hard link): nothing moved
     if (store_.find_source(to)) continue;  // that path has a cursor of its own
     try {
       SourceFile file(to);

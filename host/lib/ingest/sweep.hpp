@@ -4,21 +4,21 @@
 // thread compresses and stores, in the worker's order, as the store's single writer.
 #pragma once
 
-#include "plugins/adapter_instance.hpp"
 #include "config/config.hpp"
 #include "ingest/discovery.hpp"
-#include "model/payload_pack.hpp"
-#include "plugins/plugin_registry.hpp"
-#include "privacy/redactor.hpp"
 #include "ingest/repo_resolver.hpp"
 #include "ingest/source_file.hpp"
+#include "model/payload_pack.hpp"
+#include "plugins/adapter_instance.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "privacy/redactor.hpp"
 #include "store/store.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -128,8 +128,8 @@ class Sweep {
   std::string read_buffer_;  // reused across chunks and sources: no allocation per read
   PackCompressor packer_;    // compresses each batch's payload packs before the writer gets it
   CursorTable cursors_;
-  SweepReport pending_;      // report changes not yet handed over
-  std::size_t visit_ = 0;    // index of the source being visited
+  SweepReport pending_;               // report changes not yet handed over
+  std::size_t visit_ = 0;             // index of the source being visited
   int64_t next_provisional_id_ = -1;  // new sources, until the store gives them an id
   Pipeline* pipeline_ = nullptr;
   const SourceList* sources_ = nullptr;  // of the running pipeline

@@ -43,8 +43,8 @@ std::string_view PackCompressor::compress(std::string_view raw) {
 }
 
 BatchPacks pack_batch(const RecordBatch& batch, PackCompressor& compressor) {
-  std::map<std::string, std::string> raw_packs;                // session -> raw pack
-  std::map<std::string, std::map<int64_t, int64_t>> shared;    // payload index -> offset
+  std::map<std::string, std::string> raw_packs;              // session -> raw pack
+  std::map<std::string, std::map<int64_t, int64_t>> shared;  // payload index -> offset
   reserve_packs(batch, raw_packs);
   BatchPacks out;
   out.slices.resize(batch.events.size());
@@ -54,8 +54,8 @@ BatchPacks pack_batch(const RecordBatch& batch, PackCompressor& compressor) {
     auto& slice = out.slices[i];
     if (e.payload_index >= 0) {
       const auto& payload = batch.payloads[static_cast<std::size_t>(e.payload_index)];
-      auto [it, fresh] = shared[e.session_id].try_emplace(e.payload_index,
-                                                          static_cast<int64_t>(raw.size()));
+      auto [it, fresh] =
+          shared[e.session_id].try_emplace(e.payload_index, static_cast<int64_t>(raw.size()));
       if (fresh) raw += payload;
       slice.payload_off = it->second;
       slice.payload_len = static_cast<int64_t>(payload.size());

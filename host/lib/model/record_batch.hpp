@@ -20,7 +20,7 @@ struct RecordBatch {
   // The batch's payload packs, compressed by the parsing thread so that the writing thread
   // only stores them; when absent, the store packs the batch itself.
   std::optional<BatchPacks> packs;
-  std::optional<std::string> saved_state;  // set when the adapter called save_state()
+  std::optional<std::string> saved_state;     // set when the adapter called save_state()
   std::map<std::string, int64_t> redactions;  // secrets replaced, per native session id
 
   void clear() { *this = RecordBatch{}; }

@@ -26,8 +26,8 @@ struct SessionRow {
 
 struct EventRow {
   int64_t seq = 0, parent_seq = -1, ts_ms = 0, source_offset = 0, ordinal = 0;
-  std::string kind, role, tool, summary, uid, parent_uid, call_id, model, source_path,
-      payload_ref, text, payload;
+  std::string kind, role, tool, summary, uid, parent_uid, call_id, model, source_path, payload_ref,
+      text, payload;
   bool is_sidechain = false;
   int64_t tokens = 0;  // usage of the model call whose kept record this is (ordinal 0 only)
 };
@@ -57,8 +57,8 @@ struct SessionFilter {
 // A usage row (one model call, the cost ledger: never evicted), as a digester receives it.
 struct StoredUsage {
   std::string key, model;
-  int64_t ts_ms = 0, source_offset = 0, input_tokens = 0, output_tokens = 0,
-          cache_read_tokens = 0, cache_creation_tokens = 0, reasoning_tokens = 0;
+  int64_t ts_ms = 0, source_offset = 0, input_tokens = 0, output_tokens = 0, cache_read_tokens = 0,
+          cache_creation_tokens = 0, reasoning_tokens = 0;
   bool is_sidechain = false;
   double cost_usd = -1;  // as the agent reported it; negative = not reported
 };

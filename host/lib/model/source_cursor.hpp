@@ -15,7 +15,7 @@ struct SourceCursor {
   uint32_t layout = 0;
   int64_t head_len = 0;  // the first head_len bytes hash to head_hash (identity check)
   uint64_t head_hash = 0;
-  int64_t offset = 0;  // first (decompressed) byte not yet ingested; always after a '\n'
+  int64_t offset = 0;    // first (decompressed) byte not yet ingested; always after a '\n'
   int64_t tail_len = 0;  // the tail_len bytes before offset hash to tail_hash (rewrite check)
   uint64_t tail_hash = 0;
   int64_t generation = 0;

@@ -1,10 +1,10 @@
 #include "plugins/adapter_instance.hpp"
 
-#include "privacy/redactor.hpp"
 #include "base/text.hpp"
+#include "privacy/redactor.hpp"
 
-#include <array>
 #include <fmt/format.h>
+#include <array>
 #include <stdexcept>
 
 // The host's definition of the ABI's opaque per-call context.
@@ -74,7 +74,8 @@ int64_t payload_index(helix_call* call, const helix_event* e, const std::string&
 }
 
 void emit_session(helix_call* call, const helix_session* s) {
-  if (s->native_id.len == 0) return warn(call, 0, "missing_session_id", "session record without id");
+  if (s->native_id.len == 0)
+    return warn(call, 0, "missing_session_id", "session record without id");
   SessionRecord r;
   r.native_id = text(s->native_id);
   r.parent_native_id = text(s->parent_native_id);
@@ -119,12 +120,11 @@ void emit_event(helix_call* call, const helix_event* e) {
   const bool damaged_payload = invalid_payload(call, e);
   r.payload_index = payload_index(call, e, r.session_id);
   const RecordScan* scan = r.payload_index >= 0 ? &call->last_scan : nullptr;
-  r.summary = one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan),
-                       kSummaryChars);
+  r.summary =
+      one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan), kSummaryChars);
   r.text = text(e->text, &repaired);
   r.model = text(e->model, &repaired);
-  if ((repaired || damaged_payload) &&
-      call->last_utf8_warning != e->source_offset) {
+  if ((repaired || damaged_payload) && call->last_utf8_warning != e->source_offset) {
     call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
     warn(call, e->source_offset, "invalid_utf8",
          "a record's text holds invalid UTF-8 or NUL bytes; stored with U+FFFD in their place");
@@ -170,8 +170,8 @@ void emit_save_state(helix_call* call, helix_str state) {
 
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
                                  &set_error};
-const helix_emit_api kEmitApi = {sizeof(helix_emit_api), &emit_session, &emit_event,
-                                 &emit_usage,            &emit_warn,    &emit_save_state};
+const helix_emit_api kEmitApi = {
+    sizeof(helix_emit_api), &emit_session, &emit_event, &emit_usage, &emit_warn, &emit_save_state};
 
 helix_str c_str(std::string_view s) { return helix_str{s.data(), s.size()}; }
 
@@ -179,8 +179,8 @@ helix_str c_str(std::string_view s) { return helix_str{s.data(), s.size()}; }
 
 bool is_known_event_kind(std::string_view kind) {
   static constexpr std::array<std::string_view, 14> kKinds = {
-      "user_msg", "assistant_msg", "thinking", "tool_call",          "tool_result",
-      "error",    "test_run",      "edit",     "retry",              "human_intervention",
+      "user_msg", "assistant_msg", "thinking",   "tool_call", "tool_result",
+      "error",    "test_run",      "edit",       "retry",     "human_intervention",
       "decision", "lifecycle",     "completion", "other"};
   for (auto k : kKinds)
     if (k == kind) return true;
@@ -214,12 +214,12 @@ void AdapterInstance::parse(std::string_view path, uint32_t layout, uint64_t bas
   helix_call call;
   call.batch = &batch;
   call.redactor = redactor_;
-  helix_parse_input in{sizeof(helix_parse_input), c_str(path), layout, base_offset,
-                       c_str(data), c_str(state)};
+  helix_parse_input in{
+      sizeof(helix_parse_input), c_str(path), layout, base_offset, c_str(data), c_str(state)};
   helix_status status = plugin_.adapter->parse(instance_, &call, &in, &kEmitApi);
   if (status != HELIX_OK || !call.error.empty())
-    throw std::runtime_error(fmt::format("adapter '{}' could not parse {}: {}", plugin_.name,
-                                         path, call.error.empty() ? "no reason given" : call.error));
+    throw std::runtime_error(fmt::format("adapter '{}' could not parse {}: {}", plugin_.name, path,
+                                         call.error.empty() ? "no reason given" : call.error));
 }
 
 }  // namespace helix

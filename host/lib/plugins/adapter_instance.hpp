@@ -2,8 +2,8 @@
 // validated and copied into a RecordBatch.
 #pragma once
 
-#include "plugins/plugin_registry.hpp"
 #include "model/record_batch.hpp"
+#include "plugins/plugin_registry.hpp"
 
 #include <string_view>
 

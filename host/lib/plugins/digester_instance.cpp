@@ -1,8 +1,8 @@
 #include "plugins/digester_instance.hpp"
 
+#include <fmt/format.h>
 #include <boost/json.hpp>
 #include <cstddef>
-#include <fmt/format.h>
 #include <stdexcept>
 
 namespace helix {
@@ -39,7 +39,6 @@ const helix_digest_api kDigestApi = {sizeof(helix_digest_api), &set_result, &set
 
 }  // namespace
 
-
 DigesterInstance::DigesterInstance(const PluginInfo& plugin, std::string_view config_json)
     : plugin_(plugin) {
   DigestCall call;
@@ -56,8 +55,8 @@ DigesterInstance::~DigesterInstance() {
 
 bool DigesterInstance::can_resume() const {
   const helix_digester_vtable& vt = *plugin_.digester;
-  return vt.struct_size >= offsetof(helix_digester_vtable, resume_session) +
-                               sizeof(vt.resume_session) &&
+  return vt.struct_size >=
+             offsetof(helix_digester_vtable, resume_session) + sizeof(vt.resume_session) &&
          vt.resume_session != nullptr;
 }
 
@@ -147,9 +146,9 @@ DigestOutput DigesterInstance::end(const SessionRow& s) const {
   boost::system::error_code ec;
   auto doc = boost::json::parse(call.result, ec);
   if (!call.has_result || ec || !doc.is_object())
-    throw std::runtime_error(fmt::format(
-        "digester '{}' returned no JSON object for {}; its digest is not stored", plugin_.name,
-        s.uid));
+    throw std::runtime_error(
+        fmt::format("digester '{}' returned no JSON object for {}; its digest is not stored",
+                    plugin_.name, s.uid));
   return {std::move(call.result), std::move(call.state)};
 }
 

@@ -4,14 +4,14 @@
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
-#include <fmt/format.h>
 #include <regex>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace helix {
 namespace dll = boost::dll;
@@ -71,15 +71,16 @@ std::string changeable_by_others(const std::filesystem::path& path, const char* 
     return fmt::format("cannot check the {} {}: {}", what, path.string(), std::strerror(errno));
   const auto mode = static_cast<unsigned>(st.st_mode & 07777);
   if (st.st_uid != 0 && st.st_uid != ::geteuid())
-    return fmt::format("the {} {} belongs to uid {}, neither this user (uid {}) nor root, so "
-                       "another user could change the code helix-host runs; have it owned by "
-                       "you or root (chown)",
-                       what, path.string(), st.st_uid, ::geteuid());
+    return fmt::format(
+        "the {} {} belongs to uid {}, neither this user (uid {}) nor root, so "
+        "another user could change the code helix-host runs; have it owned by "
+        "you or root (chown)",
+        what, path.string(), st.st_uid, ::geteuid());
   if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return fmt::format("the {} {} is writable by {} (mode {:04o}), so another user could change "
-                       "the code helix-host runs; fix it with: chmod go-w {}",
-                       what, path.string(), st.st_mode & S_IWOTH ? "all users" : "its group",
-                       mode, path.string());
+    return fmt::format(
+        "the {} {} is writable by {} (mode {:04o}), so another user could change "
+        "the code helix-host runs; fix it with: chmod go-w {}",
+        what, path.string(), st.st_mode & S_IWOTH ? "all users" : "its group", mode, path.string());
   return {};
 }
 
@@ -91,8 +92,9 @@ void PluginRegistry::load_directory(const std::filesystem::path& configured) {
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(configured, ec);
   if (ec || !std::filesystem::is_directory(dir, ec)) {
-    refuse(configured, "plugin directory does not exist or is not a directory; pass an existing "
-                       "directory with --plugins or set [plugins] dirs in the configuration");
+    refuse(configured,
+           "plugin directory does not exist or is not a directory; pass an existing "
+           "directory with --plugins or set [plugins] dirs in the configuration");
     return;
   }
   if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
@@ -144,17 +146,20 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   if (!d) return refuse(file, "its helix_plugin_query returned NULL (it declined this host)");
 
   if (d->abi_major != HELIX_ABI_MAJOR)
-    return refuse(file, fmt::format(
-        "built for Helix plugin ABI {}.{}, this helix-host supports ABI {}.0-{}.{} (major "
-        "versions differ); rebuild the plugin with HelixSDK {}.x or use a matching helix-host",
-        d->abi_major, d->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
-        HELIX_ABI_MAJOR));
+    return refuse(
+        file,
+        fmt::format(
+            "built for Helix plugin ABI {}.{}, this helix-host supports ABI {}.0-{}.{} (major "
+            "versions differ); rebuild the plugin with HelixSDK {}.x or use a matching helix-host",
+            d->abi_major, d->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
+            HELIX_ABI_MAJOR));
   if (d->abi_minor > HELIX_ABI_MINOR)
-    return refuse(file, fmt::format(
-        "built for Helix plugin ABI {}.{}, newer than this helix-host's {}.{}; upgrade "
-        "helix-host or rebuild the plugin against HelixSDK {}.{}",
-        d->abi_major, d->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MINOR, HELIX_ABI_MAJOR,
-        HELIX_ABI_MINOR));
+    return refuse(
+        file,
+        fmt::format("built for Helix plugin ABI {}.{}, newer than this helix-host's {}.{}; upgrade "
+                    "helix-host or rebuild the plugin against HelixSDK {}.{}",
+                    d->abi_major, d->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MINOR, HELIX_ABI_MAJOR,
+                    HELIX_ABI_MINOR));
   if (d->struct_size < sizeof(helix_plugin_descriptor))
     return refuse(file, fmt::format("its descriptor is {} bytes, smaller than ABI {}.{} requires",
                                     d->struct_size, HELIX_ABI_MAJOR, HELIX_ABI_MINOR));

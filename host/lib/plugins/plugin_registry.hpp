@@ -14,7 +14,7 @@ struct PluginInfo {
   std::string name, version, description, kind;
   std::filesystem::path path;
   uint32_t abi_major = 0, abi_minor = 0;
-  const helix_adapter_vtable* adapter = nullptr;  // set for adapters; static in the plugin
+  const helix_adapter_vtable* adapter = nullptr;    // set for adapters; static in the plugin
   const helix_digester_vtable* digester = nullptr;  // set for digesters; static in the plugin
 };
 

@@ -1,23 +1,50 @@
 #include "privacy/credential_files.hpp"
 
+#include <fnmatch.h>
 #include <algorithm>
 #include <array>
-#include <fnmatch.h>
 
 namespace helix {
 namespace {
 
 // Agent logins (Claude .credentials.json, Codex and Grok auth.json, Gemini oauth_creds.json),
 // SSH and TLS keys, token files, and the usual homes of passwords and registry tokens.
-constexpr const char* kPatterns[] = {
-    ".credentials.json", "*credentials*.json", "credentials", "auth.json", "*auth*.json",
-    "oauth*.json", "client_secret*.json", "token.json", "tokens.json", "*.token", "*_token",
-    ".netrc", "_netrc", ".env", ".env.*", ".git-credentials", ".npmrc", ".pypirc", ".pgpass",
-    ".my.cnf", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
-    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.gpg", "secring.*"};
+constexpr const char* kPatterns[] = {".credentials.json",
+                                     "*credentials*.json",
+                                     "credentials",
+                                     "auth.json",
+                                     "*auth*.json",
+                                     "oauth*.json",
+                                     "client_secret*.json",
+                                     "token.json",
+                                     "tokens.json",
+                                     "*.token",
+                                     "*_token",
+                                     ".netrc",
+                                     "_netrc",
+                                     ".env",
+                                     ".env.*",
+                                     ".git-credentials",
+                                     ".npmrc",
+                                     ".pypirc",
+                                     ".pgpass",
+                                     ".my.cnf",
+                                     "*.pem",
+                                     "*.key",
+                                     "*.p12",
+                                     "*.pfx",
+                                     "*.jks",
+                                     "*.keystore",
+                                     "*.kdbx",
+                                     "id_rsa*",
+                                     "id_dsa*",
+                                     "id_ecdsa*",
+                                     "id_ed25519*",
+                                     "*.gpg",
+                                     "secring.*"};
 
-constexpr const char* kDirectories[] = {".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker",
-                                        ".password-store"};
+constexpr const char* kDirectories[] = {".ssh",  ".gnupg",  ".aws",           ".azure",
+                                        ".kube", ".docker", ".password-store"};
 
 // The literal text a pattern starts and ends with (before its first wildcard, after its
 // last): an ASCII name matches the pattern only if it starts and ends with them, case aside.
@@ -29,8 +56,8 @@ struct Affixes {
 Affixes affixes_of(std::string_view pattern) {
   const auto first = pattern.find_first_of("*?[\\");
   const auto last = pattern.find_last_of("*?[]\\");
-  return {pattern.substr(0, first), last == std::string_view::npos ? pattern
-                                                                    : pattern.substr(last + 1)};
+  return {pattern.substr(0, first),
+          last == std::string_view::npos ? pattern : pattern.substr(last + 1)};
 }
 
 char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }

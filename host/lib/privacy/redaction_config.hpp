@@ -15,8 +15,8 @@ struct RedactionRuleConfig {
 
 // The configuration's [redaction] section.
 struct RedactionConfig {
-  std::vector<std::string> disable;  // built-in rule ids switched off
-  std::vector<std::string> allow;    // RE2 regexes; a secret one of them matches is kept
+  std::vector<std::string> disable;        // built-in rule ids switched off
+  std::vector<std::string> allow;          // RE2 regexes; a secret one of them matches is kept
   std::vector<RedactionRuleConfig> rules;  // extra rules, applied with the built-in ones
 };
 

@@ -2,13 +2,13 @@
 
 #include "base/text.hpp"
 
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <re2/set.h>
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cstring>
-#include <fmt/format.h>
 #include <numeric>
-#include <re2/re2.h>
-#include <re2/set.h>
 #include <stdexcept>
 
 namespace helix {
@@ -21,11 +21,11 @@ constexpr int kMaxNesting = 4;
 // allowlist and the notes of secret_patterns.tsv), and the markers of an earlier redaction.
 constexpr const char* kBuiltinAllow[] = {
     R"(^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$)",  // $VAR, ${VAR}
-    R"(^\{\{.*\}\}$)",                       // {{ template }}
-    R"(^<[^<>]*>$)",                         // <your-token>
+    R"(^\{\{.*\}\}$)",                      // {{ template }}
+    R"(^<[^<>]*>$)",                        // <your-token>
     R"((?i)^(?:x+|\*+|\.+|-+|changeme|password|passwd|secret|example|placeholder|redacted|none|null|true|false|your[-_a-z]*)$)",
     R"(EXAMPLE(?:KEY)?$)",  // AWS documentation keys (AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY)
-    R"(\[REDACTED:)",  // already redacted: redact(redact(x)) == redact(x)
+    R"(\[REDACTED:)",       // already redacted: redact(redact(x)) == redact(x)
 };
 
 // Joins the texts of one search: the newline ends a token for every rule that needs a delimiter
@@ -160,7 +160,8 @@ bool only_json_syntax_outside(std::string_view record, const Places& literals) {
 // Edits sorted by position and disjoint, applied in one pass.
 void apply(std::string& s, std::vector<Edit> edits) {
   if (edits.empty()) return;
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::sort(edits.begin(), edits.end(),
+            [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
   std::string out;
   out.reserve(s.size());
   std::size_t copied = 0;
@@ -383,8 +384,7 @@ const std::vector<SecretRule>& builtin_secret_rules() {
 
 std::string redaction_rule_problem(const RedactionRuleConfig& rule) {
   if (!valid_rule_id(rule.id))
-    return fmt::format("rule id '{}' must be 1 to 64 characters of a-z, 0-9, '-' and '_'",
-                       rule.id);
+    return fmt::format("rule id '{}' must be 1 to 64 characters of a-z, 0-9, '-' and '_'", rule.id);
   for (const auto& b : builtin_secret_rules())
     if (b.id == rule.id)
       return fmt::format("rule id '{}' is taken by a built-in rule; choose another id", rule.id);
@@ -392,14 +392,15 @@ std::string redaction_rule_problem(const RedactionRuleConfig& rule) {
   if (!re.ok())
     return fmt::format("the regex of rule '{}' is not valid RE2 syntax: {}", rule.id, re.error());
   if (rule.group < -1 || rule.group > re.NumberOfCapturingGroups())
-    return fmt::format("rule '{}' names group {}, but its regex has {} capturing group(s)",
-                       rule.id, rule.group, re.NumberOfCapturingGroups());
+    return fmt::format("rule '{}' names group {}, but its regex has {} capturing group(s)", rule.id,
+                       rule.group, re.NumberOfCapturingGroups());
   return {};
 }
 
 std::string redaction_allow_problem(const std::string& regex) {
   RE2 re(regex, rule_options());
-  return re.ok() ? std::string() : fmt::format("'{}' is not valid RE2 syntax: {}", regex, re.error());
+  return re.ok() ? std::string()
+                 : fmt::format("'{}' is not valid RE2 syntax: {}", regex, re.error());
 }
 
 Redactor::Redactor(const RedactionConfig& config) : rules_(std::make_unique<Rules>()) {
@@ -431,8 +432,8 @@ Redactor::Redactor(const RedactionConfig& config) : rules_(std::make_unique<Rule
   for (const auto& regex : allow) {
     auto re = std::make_unique<RE2>(regex, rule_options());
     if (!re->ok())
-      throw std::runtime_error(fmt::format("redaction allow pattern '{}' does not compile: {}",
-                                           regex, re->error()));
+      throw std::runtime_error(
+          fmt::format("redaction allow pattern '{}' does not compile: {}", regex, re->error()));
     rules_->allow.push_back(std::move(re));
   }
 }
@@ -491,8 +492,9 @@ int64_t Redactor::redact_record(std::string& record, RecordScan* scan) const {
   // A torn or hand-made record may hold a secret outside any string: search the bytes between
   // the strings, with the strings' contents blanked so that no match can reach into them.
   std::string outside = record;
-  for (auto [b, e] : strings) std::fill(outside.begin() + static_cast<std::ptrdiff_t>(b) + 1,
-                                        outside.begin() + static_cast<std::ptrdiff_t>(e) - 1, ' ');
+  for (auto [b, e] : strings)
+    std::fill(outside.begin() + static_cast<std::ptrdiff_t>(b) + 1,
+              outside.begin() + static_cast<std::ptrdiff_t>(e) - 1, ' ');
   for (Span s : rules_->find(outside)) {
     auto next = std::lower_bound(strings.begin(), strings.end(), std::make_pair(s.begin, s.begin));
     if (next != strings.begin() && std::prev(next)->second > s.begin) continue;  // starts inside

@@ -11,7 +11,6 @@
 
 namespace helix {
 
-
 // A built-in rule, as shipped in host/lib/secret_patterns.tsv.
 struct SecretRule {
   std::string id, confidence, regex, source;

@@ -1,7 +1,7 @@
 #include "recall/session_json.hpp"
 
-#include <chrono>
 #include <fmt/format.h>
+#include <chrono>
 #include <helix/json.hpp>
 #include <stdexcept>
 
@@ -33,9 +33,10 @@ int64_t parse_date(const std::string& text) {
   std::string s = text.size() == 10 ? text + "T00:00:00Z" : text;
   int64_t ms = helix::json::iso8601_ms(s);
   if (ms <= 0)
-    throw std::invalid_argument(fmt::format("'{}' is not a date (use YYYY-MM-DD or an ISO-8601 "
-                                            "time such as 2026-06-05T21:59:30Z)",
-                                            text));
+    throw std::invalid_argument(
+        fmt::format("'{}' is not a date (use YYYY-MM-DD or an ISO-8601 "
+                    "time such as 2026-06-05T21:59:30Z)",
+                    text));
   return ms;
 }
 
@@ -58,7 +59,7 @@ boost::json::object session_json(const SessionRow& s) {
           {"native_session_id", s.native_id},
           {"parent_session_uid", text_or_null(s.parent_uid)},
           {"title", text_or_null(s.title)},
-          {"title_source", s.title.empty()     ? boost::json::value(nullptr)
+          {"title_source", s.title.empty()   ? boost::json::value(nullptr)
                            : s.title_derived ? boost::json::value("first_prompt")
                                              : boost::json::value("agent")},
           {"repo", text_or_null(s.repo)},

@@ -7,8 +7,8 @@
 #include <boost/json.hpp>
 #include <map>
 
-#include "recall/session_json.hpp"
 #include "base/text.hpp"
+#include "recall/session_json.hpp"
 
 namespace helix {
 namespace {

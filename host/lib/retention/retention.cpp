@@ -2,11 +2,11 @@
 
 #include "store/digest_seen.hpp"
 #include "store/schema.hpp"
-#include "store/session_counters.hpp"
 #include "store/search_index.hpp"
+#include "store/session_counters.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -64,11 +64,11 @@ std::vector<Retention::Candidate> Retention::candidates(bool analyzed, int64_t i
   // Schema 11 keeps the bytes per session and links each session to its sources; a read-only
   // command on an older store computes them from the rows (seconds at 100,000 sessions).
   const bool counted = user_version(db_) >= 11;
-  auto st = db_.prepare(fmt::format(
-      fmt::runtime(counted ? kCountedCandidates : kUncountedCandidates),
-      analyzed ? "s.analyzed_at_ms >= COALESCE(s.ingested_at_ms, 0)"
-               : "(s.analyzed_at_ms IS NULL OR s.ingested_at_ms > s.analyzed_at_ms)",
-      analyzed ? "s.analyzed_at_ms" : "COALESCE(s.started_at_ms, 0)"));
+  auto st = db_.prepare(
+      fmt::format(fmt::runtime(counted ? kCountedCandidates : kUncountedCandidates),
+                  analyzed ? "s.analyzed_at_ms >= COALESCE(s.ingested_at_ms, 0)"
+                           : "(s.analyzed_at_ms IS NULL OR s.ingested_at_ms > s.analyzed_at_ms)",
+                  analyzed ? "s.analyzed_at_ms" : "COALESCE(s.started_at_ms, 0)"));
   st.bind(1, idle_before_ms);
   std::vector<Candidate> out;
   while (st.step())
@@ -90,14 +90,14 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_n
   RetentionPlan plan;
   // dbstat reads every page; a tier cannot exceed the file, so a small file needs no measure.
   const int64_t used = measure_when_needed ? used_file_bytes() : -1;
-  const bool measure1 = used < 0 || used > std::min(config_.raw_soft_cap_bytes,
-                                                    config_.raw_hard_cap_bytes);
+  const bool measure1 =
+      used < 0 || used > std::min(config_.raw_soft_cap_bytes, config_.raw_hard_cap_bytes);
   plan.tier1_bytes = measure1 ? measured_tier1_bytes(db_) : used;
   if (!tier2_may_have_grown)
     plan.tier2_bytes = -1;
   else
-    plan.tier2_bytes = used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(db_)
-                                                                       : used;
+    plan.tier2_bytes =
+        used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(db_) : used;
   plan.soft_cap = config_.raw_soft_cap_bytes;
   plan.hard_cap = config_.raw_hard_cap_bytes;
   plan.distilled_cap = config_.distilled_cap_bytes;

@@ -15,7 +15,7 @@ namespace helix {
 
 struct EvictionStep {
   std::string session_uid;
-  std::string pass;  // backstop | budget | hard_cap
+  std::string pass;   // backstop | budget | hard_cap
   int64_t bytes = 0;  // the session's Tier 1 bytes (packed payloads and rows)
   bool analyzed = true;
 };

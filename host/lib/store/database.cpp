@@ -1,8 +1,8 @@
 #include "store/database.hpp"
 
 #include <fmt/format.h>
-#include <memory>
 #include <sqlite3.h>
+#include <memory>
 #include <stdexcept>
 
 #include "store/search_index.hpp"
@@ -116,8 +116,9 @@ StatementLease::StatementLease(StatementLease&& other) noexcept
 StatementLease Database::cached(std::string_view sql) {
   auto it = cache_.find(std::string(sql));
   if (it == cache_.end())
-    it = cache_.emplace(std::string(sql),
-                        std::make_unique<CachedStatement>(CachedStatement{Statement(db_, sql)}))
+    it = cache_
+             .emplace(std::string(sql),
+                      std::make_unique<CachedStatement>(CachedStatement{Statement(db_, sql)}))
              .first;
   CachedStatement& c = *it->second;
   if (c.in_use) return StatementLease(Statement(db_, sql));
@@ -141,8 +142,9 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
   // auto_vacuum first: SQLite ignores it once WAL is on, and without it deletes never give
   // space back to the file system. On a file that already has tables it changes nothing.
   if (!read_only)
-    exec("PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
-         "PRAGMA synchronous = NORMAL");
+    exec(
+        "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
+        "PRAGMA synchronous = NORMAL");
   close_on_failure.release();
 }
 
@@ -157,8 +159,8 @@ void Database::exec(std::string_view sql) {
   if (sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    throw std::runtime_error(fmt::format("store error while running \"{}\": {}", brief(owned),
-                                         msg));
+    throw std::runtime_error(
+        fmt::format("store error while running \"{}\": {}", brief(owned), msg));
   }
 }
 

@@ -1,7 +1,7 @@
 #include "store/digest_seen.hpp"
 
-#include <algorithm>
 #include <xxhash.h>
+#include <algorithm>
 
 namespace helix {
 namespace {
@@ -27,8 +27,7 @@ std::vector<uint64_t> unpack(std::string_view bytes) {
 }  // namespace
 
 uint64_t seen_record_key(std::string_view native_uid, int64_t ordinal) {
-  return XXH3_64bits_withSeed(native_uid.data(), native_uid.size(),
-                              static_cast<uint64_t>(ordinal));
+  return XXH3_64bits_withSeed(native_uid.data(), native_uid.size(), static_cast<uint64_t>(ordinal));
 }
 
 std::vector<uint64_t> seen_records(Database& db, const std::string& session_uid) {
@@ -39,8 +38,8 @@ std::vector<uint64_t> seen_records(Database& db, const std::string& session_uid)
 
 void remember_seen_records(Database& db, const std::string& session_uid) {
   std::vector<uint64_t> keys = seen_records(db, session_uid);
-  auto events = db.prepare(
-      "SELECT uid, ordinal FROM events WHERE session_uid = ? AND uid IS NOT NULL");
+  auto events =
+      db.prepare("SELECT uid, ordinal FROM events WHERE session_uid = ? AND uid IS NOT NULL");
   events.bind(1, session_uid);
   while (events.step()) keys.push_back(seen_record_key(events.text(0), events.integer(1)));
   std::sort(keys.begin(), keys.end());

@@ -2,8 +2,8 @@
 
 #include "base/semver.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 #include <set>
 #include <stdexcept>
 
@@ -39,8 +39,8 @@ std::set<std::string> owing_sessions(Database& db,
       other_majors.emplace_back(versions.text(0), versions.text(1));
   }
   for (const auto& [digester, version] : other_majors) {
-    auto st = db.prepare(
-        "SELECT session_uid FROM digests WHERE digester = ? AND digester_version = ?");
+    auto st =
+        db.prepare("SELECT session_uid FROM digests WHERE digester = ? AND digester_version = ?");
     st.bind(1, digester).bind(2, version);
     collect(st);
   }
@@ -280,10 +280,19 @@ void write_usage_days(Database& db, const std::string& uid, const UsageDays& fre
     auto it = stored.find(key);
     if (it != stored.end() && it->second == day) continue;
     Statement& put = it == stored.end() ? *insert : *update;
-    put.bind(1, uid).bind(2, key.first).bind(3, key.second).bind(4, day.calls)
-        .bind(5, day.input).bind(6, day.output).bind(7, day.cache_read)
-        .bind(8, day.cache_creation).bind(9, day.reasoning);
-    if (day.cost) put.bind(10, *day.cost); else put.bind_null(10);
+    put.bind(1, uid)
+        .bind(2, key.first)
+        .bind(3, key.second)
+        .bind(4, day.calls)
+        .bind(5, day.input)
+        .bind(6, day.output)
+        .bind(7, day.cache_read)
+        .bind(8, day.cache_creation)
+        .bind(9, day.reasoning);
+    if (day.cost)
+      put.bind(10, *day.cost);
+    else
+      put.bind_null(10);
     put.run();
   }
 }
@@ -313,7 +322,8 @@ void stage_digests(Database& db, const std::string& uid, const std::vector<Diges
     CREATE TEMP TABLE IF NOT EXISTS digests_staged (session_uid TEXT NOT NULL,
       digester TEXT NOT NULL, digester_version TEXT NOT NULL, digested_at_ms INTEGER NOT NULL,
       json TEXT NOT NULL, state BLOB, covered_seq INTEGER, covered_events INTEGER,
-      covered_untimed INTEGER))sql")->run();
+      covered_untimed INTEGER))sql")
+      ->run();
   auto put = db.cached(R"sql(
     INSERT INTO temp.digests_staged (session_uid, digester, digester_version, digested_at_ms,
       json, state, covered_seq, covered_events, covered_untimed)
@@ -321,7 +331,10 @@ void stage_digests(Database& db, const std::string& uid, const std::vector<Diges
   auto count = db.cached(kCoverageCount);
   for (const auto& d : fresh) {
     put->bind(1, uid).bind(2, d.digester).bind(3, d.version).bind(4, now_ms).bind(5, d.json);
-    if (d.state.empty()) put->bind_null(6); else put->bind_blob(6, d.state);
+    if (d.state.empty())
+      put->bind_null(6);
+    else
+      put->bind_blob(6, d.state);
     if (d.state.empty() || !d.covered) {
       for (int i = 7; i <= 9; ++i) put->bind_null(i);
     } else {
@@ -337,8 +350,8 @@ void stage_digests(Database& db, const std::string& uid, const std::vector<Diges
 }  // namespace
 
 void flush_digests(Database& db) {
-  auto staged = db.cached(
-      "SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'digests_staged')");
+  auto staged =
+      db.cached("SELECT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = 'digests_staged')");
   staged->step();
   if (staged->integer(0) == 0) return;
   staged->reset();
@@ -420,17 +433,16 @@ struct UsageKey {
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
                                     UsageSource source) {
-  static const std::map<std::string, UsageKey> kKeys = {
-      {"day", {"d.day", "day"}},
-      {"session", {"d.session_uid", ""}},
-      {"model", {"d.model", "model"}},
-      {"repo", {"COALESCE(s.repo, '')", ""}},
-      {"flavor", {"s.flavor", "flavor"}}};
+  static const std::map<std::string, UsageKey> kKeys = {{"day", {"d.day", "day"}},
+                                                        {"session", {"d.session_uid", ""}},
+                                                        {"model", {"d.model", "model"}},
+                                                        {"repo", {"COALESCE(s.repo, '')", ""}},
+                                                        {"flavor", {"s.flavor", "flavor"}}};
   require_tier2(store);
   auto key = kKeys.find(by);
   if (key == kKeys.end())
-    throw std::invalid_argument(fmt::format(
-        "--by must be day, session, model, repo or flavor, not '{}'", by));
+    throw std::invalid_argument(
+        fmt::format("--by must be day, session, model, repo or flavor, not '{}'", by));
   auto& db = store.database();
   const bool from_rollup = source == UsageSource::rollup_when_current &&
                            *key->second.rollup != '\0' && rollup_current(db);

@@ -28,13 +28,12 @@ struct DigestRow {
   std::optional<DigestCoverage> covered;
 };
 
-
 // What decides whether a session needs digesting.
 struct DigestCandidate {
   std::string uid;
   int64_t ingested_at_ms = 0;
-  bool evicted = false;                        // its earlier raw events are gone
-  std::map<std::string, DigestRow> digests;    // by digester name (json and state left empty)
+  bool evicted = false;                      // its earlier raw events are gone
+  std::map<std::string, DigestRow> digests;  // by digester name (json and state left empty)
 };
 
 // The sessions some configured digester may owe a digest, with what is known of their digests:
@@ -99,7 +98,7 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
 
 // The Tier 2 tables, for the status size measurement and for documentation.
 inline constexpr const char* kTier2Tables[] = {
-    "digests",         "usage_days",          "usage",        "usage_rollup", "usage_rollup_stale",
+    "digests",         "usage_days",         "usage", "usage_rollup", "usage_rollup_stale",
     "digest_coverage", "digest_seen_records"};
 
 }  // namespace helix

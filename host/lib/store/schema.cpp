@@ -372,8 +372,9 @@ INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens
 // session to the sources its event rows (shadows included) come from, and source_bytes and
 // source_mtime_ns are the sum of those sources' sizes and their newest mtime (recomputed for the
 // linked sessions whenever a source's row is saved). The write path (store.cpp, retention.cpp)
-// keeps all of it exact; they are filled here from the rows. events_source was a prefix of the unique index on events'
-// position, which serves every lookup by source; its pages go back to the file system.
+// keeps all of it exact; they are filled here from the rows. events_source was a prefix of the
+// unique index on events' position, which serves every lookup by source; its pages go back to the
+// file system.
 constexpr const char* kSchemaV11SessionCounters = R"sql(
 ALTER TABLE sessions ADD COLUMN event_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN user_msg_count INTEGER NOT NULL DEFAULT 0;

@@ -8,8 +8,8 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "model/payload_pack.hpp"
 #include "base/text.hpp"
+#include "model/payload_pack.hpp"
 
 namespace helix {
 namespace {
@@ -70,14 +70,13 @@ std::string body_from_pack(PackCache& cache, sqlite3_value** argv) {
         "an event's text is missing from the store (its payload pack is gone); the store is "
         "damaged");
   const auto* data = static_cast<const char*>(sqlite3_value_blob(argv[0]));
-  const std::string& raw = cache.unpack(
-      std::string_view(data, static_cast<std::size_t>(sqlite3_value_bytes(argv[0]))));
+  const std::string& raw =
+      cache.unpack(std::string_view(data, static_cast<std::size_t>(sqlite3_value_bytes(argv[0]))));
   const sqlite3_int64 off = sqlite3_value_int64(argv[1]), len = sqlite3_value_int64(argv[2]);
   if (off < 0 || len < 0 || off + len > static_cast<sqlite3_int64>(raw.size()))
-    throw std::runtime_error(
-        "an event's text lies outside its payload pack; the store is damaged");
-  return indexed_body(std::string_view(raw).substr(static_cast<std::size_t>(off),
-                                                   static_cast<std::size_t>(len)));
+    throw std::runtime_error("an event's text lies outside its payload pack; the store is damaged");
+  return indexed_body(
+      std::string_view(raw).substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len)));
 }
 
 void search_body(sqlite3_context* ctx, int, sqlite3_value** argv) {

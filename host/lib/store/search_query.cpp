@@ -65,9 +65,10 @@ std::vector<SearchHit> search(Database& db, const SearchQuery& q) {
     auto probe = db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'search_events'");
     probe.step();
     if (probe.integer(0) == 0)
-      throw std::runtime_error(fmt::format("the store {} predates full-text search; run "
-                                           "'helix-host sweep' once to index it",
-                                           db.path().string()));
+      throw std::runtime_error(
+          fmt::format("the store {} predates full-text search; run "
+                      "'helix-host sweep' once to index it",
+                      db.path().string()));
   }
   std::vector<SearchHit> hits;
   if (q.kind != "digest") {

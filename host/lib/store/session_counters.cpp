@@ -60,11 +60,15 @@ void count_chunk_rows(Database& db, const std::map<std::string, SessionRowCounts
     UPDATE sessions SET event_count = event_count + ?2, user_msg_count = user_msg_count + ?3,
       retry_count = retry_count + ?4, tier1_bytes = tier1_bytes + ?5
     WHERE uid = ?1)sql");
-  auto link = db.cached(
-      "INSERT OR IGNORE INTO session_sources (session_uid, source_id) VALUES (?, ?)");
+  auto link =
+      db.cached("INSERT OR IGNORE INTO session_sources (session_uid, source_id) VALUES (?, ?)");
   for (const auto& [session, c] : counts) {
-    add->bind(1, session).bind(2, c.events).bind(3, c.user_msgs).bind(4, c.retries)
-        .bind(5, c.bytes).run();
+    add->bind(1, session)
+        .bind(2, c.events)
+        .bind(3, c.user_msgs)
+        .bind(4, c.retries)
+        .bind(5, c.bytes)
+        .run();
     if (c.has_events) link->bind(1, session).bind(2, source_id).run();
   }
 }
@@ -114,8 +118,13 @@ void count_chunk_usage(Database& db, const std::map<std::string, SessionUsageCou
       refresh_usage_totals(db, session);
       continue;
     }
-    add->bind(1, session).bind(2, c.input).bind(3, c.output).bind(4, c.cache_read)
-        .bind(5, c.cache_creation).bind(6, c.reasoning).run();
+    add->bind(1, session)
+        .bind(2, c.input)
+        .bind(3, c.output)
+        .bind(4, c.cache_read)
+        .bind(5, c.cache_creation)
+        .bind(6, c.reasoning)
+        .run();
   }
 }
 
@@ -154,7 +163,7 @@ std::vector<std::string> sessions_with_wrong_counters(Database& db) {
       OR EXISTS (SELECT source_id FROM events WHERE session_uid = s.uid
                  EXCEPT SELECT source_id FROM session_sources WHERE session_uid = s.uid)
     ORDER BY s.uid)sql",
-      fmt::format(fmt::runtime(kRowTerms), "1", "1")));
+                                   fmt::format(fmt::runtime(kRowTerms), "1", "1")));
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));
   return out;

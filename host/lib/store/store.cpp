@@ -8,10 +8,10 @@
 #include "store/search_index.hpp"
 #include "store/session_counters.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -19,11 +19,14 @@
 namespace helix {
 namespace {
 
-
 // Applies the ABI's session merge rule to an in-memory record.
 void merge(SessionRecord& into, const SessionRecord& from) {
-  auto first = [](std::string& a, const std::string& b) { if (a.empty()) a = b; };
-  auto latest = [](std::string& a, const std::string& b) { if (!b.empty()) a = b; };
+  auto first = [](std::string& a, const std::string& b) {
+    if (a.empty()) a = b;
+  };
+  auto latest = [](std::string& a, const std::string& b) {
+    if (!b.empty()) a = b;
+  };
   if (into.cwd.empty()) {  // the repo and domain were resolved from that cwd
     into.cwd = from.cwd;
     into.repo = from.repo;
@@ -88,17 +91,19 @@ struct ClearOnExit {
 }  // namespace
 
 Store::Store(const std::filesystem::path& db_file, bool read_only)
-    : db_([&] {
-        if (!read_only) {
-          // SQLite gives the -wal and -shm files the database file's mode: 0600 for all.
-          make_private_dir(db_file.parent_path());
-          make_private_file(db_file, /*create=*/true);
-        } else if (!std::filesystem::exists(db_file)) {
-          throw std::runtime_error(fmt::format(
-              "no store at {} yet; run 'helix-host sweep' first", db_file.string()));
-        }
-        return db_file;
-      }(), read_only) {
+    : db_(
+          [&] {
+            if (!read_only) {
+              // SQLite gives the -wal and -shm files the database file's mode: 0600 for all.
+              make_private_dir(db_file.parent_path());
+              make_private_file(db_file, /*create=*/true);
+            } else if (!std::filesystem::exists(db_file)) {
+              throw std::runtime_error(fmt::format(
+                  "no store at {} yet; run 'helix-host sweep' first", db_file.string()));
+            }
+            return db_file;
+          }(),
+          read_only) {
   if (!read_only) {
     for (const char* suffix : {"-wal", "-shm", ".lock"})  // made before this helix-host, maybe
       make_private_file(db_file.string() + suffix);
@@ -118,9 +123,8 @@ std::optional<SourceCursor> Store::find_source(const std::string& path) {
 }
 
 std::optional<SourceCursor> Store::find_source_by_identity(uint64_t dev, uint64_t ino) {
-  static const std::string sql =
-      fmt::format("SELECT {} FROM sources WHERE dev = ? AND ino = ? ORDER BY id LIMIT 1",
-                  kCursorColumns);
+  static const std::string sql = fmt::format(
+      "SELECT {} FROM sources WHERE dev = ? AND ino = ? ORDER BY id LIMIT 1", kCursorColumns);
   auto st = db_.cached(sql);
   st->bind(1, static_cast<int64_t>(dev)).bind(2, static_cast<int64_t>(ino));
   if (!st->step()) return std::nullopt;
@@ -175,7 +179,10 @@ void Store::write_source(SourceCursor& c) {
       compressed = ?7, layout = ?8, head_len = ?9, head_hash = ?10, offset = ?11, tail_len = ?12,
       tail_hash = ?13, generation = ?14, adapter = ?15, adapter_version = ?16, flavor = ?17,
       state = ?18, adapter_state = ?19, last_error = ?20, updated_ms = ?21)sql");
-  if (c.id > 0) st->bind(1, c.id); else st->bind_null(1);
+  if (c.id > 0)
+    st->bind(1, c.id);
+  else
+    st->bind_null(1);
   st->bind(2, c.path)
       .bind(3, static_cast<int64_t>(c.dev))
       .bind(4, static_cast<int64_t>(c.ino))
@@ -197,8 +204,10 @@ void Store::write_source(SourceCursor& c) {
       .bind_text_or_null(20, c.last_error)
       .bind(21, now);
   st->run();
-  if (c.id == 0) c.id = db_.last_insert_rowid();
-  else refresh_source_totals(db_, c.id);  // a new source has no sessions linked yet
+  if (c.id == 0)
+    c.id = db_.last_insert_rowid();
+  else
+    refresh_source_totals(db_, c.id);  // a new source has no sessions linked yet
 }
 
 // FTS5 writes its pending terms out as a new segment at every savepoint and release, so the
@@ -226,11 +235,10 @@ void Store::delete_source_rows(int64_t source_id) {
   while (with_usage->step()) usage_sessions.insert(with_usage->text(0));
   with_usage->reset();
   uncount_source_rows(db_, source_id);
-  for (const char* sql : {"DELETE FROM events WHERE source_id = ?",
-                          "DELETE FROM usage WHERE source_id = ?",
-                          "DELETE FROM payload_packs WHERE source_id = ?",
-                          "DELETE FROM warnings WHERE source_id = ?",
-                          "DELETE FROM session_redactions WHERE source_id = ?"}) {
+  for (const char* sql :
+       {"DELETE FROM events WHERE source_id = ?", "DELETE FROM usage WHERE source_id = ?",
+        "DELETE FROM payload_packs WHERE source_id = ?", "DELETE FROM warnings WHERE source_id = ?",
+        "DELETE FROM session_redactions WHERE source_id = ?"}) {
     auto st = db_.cached(sql);
     st->bind(1, source_id).run();
   }
@@ -261,16 +269,17 @@ void Store::promote_shadows(
   }
 }
 
-CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch,
-                                bool new_generation,
+CommitStats Store::commit_chunk(SourceCursor& cursor, const RecordBatch& batch, bool new_generation,
                                 int64_t input_bytes) {
   const int64_t id_before = cursor.id;
   try {
     if (!batch_) return commit_alone(cursor, batch, new_generation);
     CommitStats stats = add_to_batch(cursor, batch, new_generation);
     batch_->bytes += input_bytes;
-    if (batch_->bytes >= batch_->max_bytes) commit_batch();
-    else commit_if_due();
+    if (batch_->bytes >= batch_->max_bytes)
+      commit_batch();
+    else
+      commit_if_due();
     return stats;
   } catch (...) {
     cursor.id = id_before;  // a new source's row was rolled back with the chunk
@@ -340,8 +349,7 @@ void Store::begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age) {
 }
 
 void Store::commit_if_due() {
-  if (batch_ && batch_->tx &&
-      std::chrono::steady_clock::now() - batch_->opened >= batch_->max_age)
+  if (batch_ && batch_->tx && std::chrono::steady_clock::now() - batch_->opened >= batch_->max_age)
     commit_batch();
 }
 
@@ -421,8 +429,14 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind_text_or_null(9, s.model)
         .bind_text_or_null(10, s.title)
         .bind_text_or_null(11, s.agent_version);
-    if (s.started_at_ms > 0) upsert->bind(12, s.started_at_ms); else upsert->bind_null(12);
-    if (s.ended_at_ms > 0) upsert->bind(13, s.ended_at_ms); else upsert->bind_null(13);
+    if (s.started_at_ms > 0)
+      upsert->bind(12, s.started_at_ms);
+    else
+      upsert->bind_null(12);
+    if (s.ended_at_ms > 0)
+      upsert->bind(13, s.ended_at_ms);
+    else
+      upsert->bind_null(13);
     upsert->bind(14, cursor.path).bind(15, now);
     upsert->run();
   }
@@ -447,8 +461,11 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
       shadow[i] = true;
       ++stats.events_skipped_as_copies;
       if (stored && e.ts_ms > 0)  // a copy may know the time its primary lacks
-        fill_time->bind(1, e.ts_ms).bind(2, prefix + e.session_id).bind(3, e.uid)
-            .bind(4, static_cast<int64_t>(e.ordinal)).run();
+        fill_time->bind(1, e.ts_ms)
+            .bind(2, prefix + e.session_id)
+            .bind(3, e.uid)
+            .bind(4, static_cast<int64_t>(e.ordinal))
+            .run();
     }
   }
 
@@ -504,14 +521,20 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
     }
     const int64_t seq = seq_it->second;
     insert_event->bind(1, uid);
-    if (shadow[i]) insert_event->bind_null(2); else insert_event->bind(2, seq);
+    if (shadow[i])
+      insert_event->bind_null(2);
+    else
+      insert_event->bind(2, seq);
     insert_event->bind_null(3);
     if (!e.parent_uid.empty() && !shadow[i]) {
       parent->bind(1, uid).bind(2, e.parent_uid);
       if (parent->step()) insert_event->bind(3, parent->integer(0));
       parent->reset();
     }
-    if (e.ts_ms > 0) insert_event->bind(4, e.ts_ms); else insert_event->bind_null(4);
+    if (e.ts_ms > 0)
+      insert_event->bind(4, e.ts_ms);
+    else
+      insert_event->bind_null(4);
     std::string tool = e.tool;
     if (tool.empty() && !e.call_id.empty()) {
       call_tool->bind(1, uid).bind(2, e.call_id);
@@ -533,9 +556,13 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(17, static_cast<int64_t>(e.ordinal));
     const auto& slice = slices[i];
     auto pack = pack_ids.find(e.session_id);
-    if (pack != pack_ids.end()) insert_event->bind(18, pack->second); else insert_event->bind_null(18);
+    if (pack != pack_ids.end())
+      insert_event->bind(18, pack->second);
+    else
+      insert_event->bind_null(18);
     for (int col = 19; col <= 22; ++col) insert_event->bind_null(col);
-    if (slice.payload_off >= 0) insert_event->bind(19, slice.payload_off).bind(20, slice.payload_len);
+    if (slice.payload_off >= 0)
+      insert_event->bind(19, slice.payload_off).bind(20, slice.payload_len);
     if (slice.text_off >= 0) insert_event->bind(21, slice.text_off).bind(22, slice.text_len);
     insert_event->bind(23, static_cast<int64_t>(shadow[i]));
     insert_event->run();
@@ -556,8 +583,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
     ++seq_it->second;
     ++stats.events_added;
   }
-  auto set_seq = db_.cached(
-      "UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
+  auto set_seq = db_.cached("UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now).bind(3, uid).run();
   count_chunk_rows(db_, counts, cursor.id);
 
@@ -592,14 +618,20 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
         .bind(2, prefix + u.session_id)
         .bind(3, cursor.id)
         .bind(4, static_cast<int64_t>((u.flags & 1u) != 0));
-    if (u.ts_ms > 0) usage->bind(5, u.ts_ms); else usage->bind_null(5);
+    if (u.ts_ms > 0)
+      usage->bind(5, u.ts_ms);
+    else
+      usage->bind_null(5);
     usage->bind_text_or_null(6, u.model)
         .bind(7, u.input_tokens)
         .bind(8, u.output_tokens)
         .bind(9, u.cache_read_tokens)
         .bind(10, u.cache_creation_tokens)
         .bind(11, u.reasoning_tokens);
-    if (u.cost_usd >= 0) usage->bind(12, u.cost_usd); else usage->bind_null(12);
+    if (u.cost_usd >= 0)
+      usage->bind(12, u.cost_usd);
+    else
+      usage->bind_null(12);
     usage->bind(13, static_cast<int64_t>(u.source_offset));
     SessionUsageCounts old;  // what the replaced row held, if the key has one
     stored_usage->bind(1, key);

@@ -3,10 +3,10 @@
 // cursor commit together (a sweep batches chunks).
 #pragma once
 
-#include "store/database.hpp"
 #include "model/record_batch.hpp"
 #include "model/rows.hpp"
 #include "model/source_cursor.hpp"
+#include "store/database.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -23,10 +23,9 @@ namespace helix {
 
 class SearchIndexWriter;
 
-
 struct StoreStatus {
-  int64_t sessions = 0, events = 0, sources = 0, tier1_bytes = 0, tier2_bytes = 0,
-          file_bytes = 0, warnings = 0;
+  int64_t sessions = 0, events = 0, sources = 0, tier1_bytes = 0, tier2_bytes = 0, file_bytes = 0,
+          warnings = 0;
   std::vector<std::pair<std::string, int64_t>> sources_by_state;
 };
 
@@ -116,7 +115,7 @@ class Store {
     std::string session_uid, kind, tool, text;
     bool shadow;
   };
-  std::vector<PendingSearch> pending_search_;  // events of the open batch, not yet indexed
+  std::vector<PendingSearch> pending_search_;   // events of the open batch, not yet indexed
   std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
   struct Batch {
     int64_t max_bytes = 0, bytes = 0;
@@ -125,7 +124,7 @@ class Store {
     std::unique_ptr<Transaction> tx;  // open while something is pending
   };
   std::unique_ptr<Batch> batch_;  // a pointer, not an optional: clang 14 cannot default-construct
-                                   // a nested struct with member initializers inside std::optional
+                                  // a nested struct with member initializers inside std::optional
 };
 
 // Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the

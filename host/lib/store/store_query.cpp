@@ -105,16 +105,26 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
   }
   auto read = [&](Statement& q) {
     SessionRow r;
-    std::string* texts[] = {&r.uid,   &r.flavor,        &r.native_id, &r.parent_uid, &r.repo,
-                            &r.domain, &r.cwd,          &r.git_branch, &r.model,     &r.title,
-                            &r.agent_version, &r.outcome, &r.task_ref, &r.source_path};
+    std::string* texts[] = {&r.uid,           &r.flavor,  &r.native_id,  &r.parent_uid, &r.repo,
+                            &r.domain,        &r.cwd,     &r.git_branch, &r.model,      &r.title,
+                            &r.agent_version, &r.outcome, &r.task_ref,   &r.source_path};
     for (int i = 0; i < 14; ++i) *texts[i] = q.text(i);
-    int64_t* ints[] = {&r.started_at_ms,  &r.ended_at_ms,    &r.discovered_at_ms,
-                       &r.ingested_at_ms, &r.analyzed_at_ms, &r.evicted_at_ms,
-                       &r.schema_version, &r.event_count,    &r.turns,
-                       &r.retries,        &r.source_bytes,   &r.usage.input_tokens,
-                       &r.usage.output_tokens, &r.usage.cache_read_tokens,
-                       &r.usage.cache_creation_tokens, &r.usage.reasoning_tokens};
+    int64_t* ints[] = {&r.started_at_ms,
+                       &r.ended_at_ms,
+                       &r.discovered_at_ms,
+                       &r.ingested_at_ms,
+                       &r.analyzed_at_ms,
+                       &r.evicted_at_ms,
+                       &r.schema_version,
+                       &r.event_count,
+                       &r.turns,
+                       &r.retries,
+                       &r.source_bytes,
+                       &r.usage.input_tokens,
+                       &r.usage.output_tokens,
+                       &r.usage.cache_read_tokens,
+                       &r.usage.cache_creation_tokens,
+                       &r.usage.reasoning_tokens};
     for (int i = 0; i < 16; ++i) *ints[i] = q.integer(14 + i);
     r.usage.cost_usd = q.real(30);
     if (r.title.empty()) {  // the agent gave none: the one derived from the first prompt
@@ -185,8 +195,8 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
     if (!st.is_null(15)) {
       const int64_t pack_id = st.integer(15);
       if (!st.is_null(16))
-        r.payload_ref = fmt::format("blob://pack/{}/{}+{}", pack_id, st.integer(16),
-                                    st.integer(17));
+        r.payload_ref =
+            fmt::format("blob://pack/{}/{}+{}", pack_id, st.integer(16), st.integer(17));
       if (with_bodies) {
         if (!st.is_null(16)) r.payload = slice(pack_id, st.integer(16), st.integer(17));
         if (!st.is_null(18)) r.text = slice(pack_id, st.integer(18), st.integer(19));
@@ -214,8 +224,8 @@ void Store::for_each_event(const std::string& uid, const EventFilter& filter,
   auto pack_lease = db_.cached("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
   Statement& pack = *pack_lease;
   int64_t pack_id = -1;
-  std::string raw;              // the current pack, decompressed
-  std::string columns[8];       // the current row's short text columns
+  std::string raw;         // the current pack, decompressed
+  std::string columns[8];  // the current row's short text columns
   while (st.step()) {
     EventView v;
     v.seq = st.integer(0);
@@ -251,7 +261,7 @@ StoreStatus Store::status() {
   };
   s.sessions = count("SELECT COUNT(*) FROM sessions");
   s.events = count(user_version(db_) >= 11 ? "SELECT COALESCE(SUM(event_count), 0) FROM sessions"
-                                            : "SELECT COUNT(*) FROM events WHERE shadowed = 0");
+                                           : "SELECT COUNT(*) FROM events WHERE shadowed = 0");
   s.sources = count("SELECT COUNT(*) FROM sources");
   s.warnings = count("SELECT COUNT(*) FROM warnings");
   s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
@@ -268,10 +278,10 @@ namespace {
 // tables, their shadow tables: measured, not estimated. dbstat's aggregate mode (one row per
 // table, SQLite 3.31+) gives the same sums for less than half the CPU of a row per page.
 int64_t pages_where(Database& db, const char* where) {
-  auto st = db.prepare(fmt::format(
-      "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat('main', 1) WHERE name IN "
-      "(SELECT name FROM sqlite_schema WHERE {})",
-      where));
+  auto st =
+      db.prepare(fmt::format("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat('main', 1) WHERE name IN "
+                             "(SELECT name FROM sqlite_schema WHERE {})",
+                             where));
   st.step();
   return st.integer(0);
 }

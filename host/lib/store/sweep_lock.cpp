@@ -3,9 +3,9 @@
 #include "base/private_files.hpp"
 
 #include <fcntl.h>
-#include <stdexcept>
 #include <sys/file.h>
 #include <unistd.h>
+#include <stdexcept>
 
 namespace helix {
 

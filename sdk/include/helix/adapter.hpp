@@ -246,19 +246,19 @@ struct AdapterGlue {
 //   roots:    static const char* const[] ending in nullptr ("~/" = home)
 //   patterns: static const helix_source_pattern[] ending in {nullptr, 0}
 #define HELIX_ADAPTER_PLUGIN(Class, name, version, description, flavor, root_env, roots, patterns) \
-  static const helix_adapter_vtable helix_adapter_vtable_instance = {                            \
-      sizeof(helix_adapter_vtable),                                                              \
-      flavor,                                                                                    \
-      root_env,                                                                                  \
-      roots,                                                                                     \
-      patterns,                                                                                  \
-      &::helix::detail::AdapterGlue<Class>::create,                                              \
-      &::helix::detail::AdapterGlue<Class>::destroy,                                             \
-      &::helix::detail::AdapterGlue<Class>::probe,                                               \
-      &::helix::detail::AdapterGlue<Class>::parse};                                              \
-  static const helix_plugin_descriptor helix_plugin_descriptor_instance = {                      \
-      HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_ADAPTER,     \
-      name,            version,         description,                     &helix_adapter_vtable_instance}; \
+  static const helix_adapter_vtable helix_adapter_vtable_instance = {                              \
+      sizeof(helix_adapter_vtable),                                                                \
+      flavor,                                                                                      \
+      root_env,                                                                                    \
+      roots,                                                                                       \
+      patterns,                                                                                    \
+      &::helix::detail::AdapterGlue<Class>::create,                                                \
+      &::helix::detail::AdapterGlue<Class>::destroy,                                               \
+      &::helix::detail::AdapterGlue<Class>::probe,                                                 \
+      &::helix::detail::AdapterGlue<Class>::parse};                                                \
+  static const helix_plugin_descriptor helix_plugin_descriptor_instance = {                        \
+      HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_ADAPTER, name, \
+      version,         description,     &helix_adapter_vtable_instance};                           \
   extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) {  \
-    return &helix_plugin_descriptor_instance;                                                    \
+    return &helix_plugin_descriptor_instance;                                                      \
   }

@@ -23,8 +23,8 @@ namespace helix {
 
 // A view of the stored session a digest is computed for; valid during begin().
 struct DigestSession {
-  std::string_view session_uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch,
-      model, title, agent_version;
+  std::string_view session_uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch, model,
+      title, agent_version;
   int64_t started_at_ms = 0, ended_at_ms = 0;
 };
 
@@ -220,20 +220,25 @@ struct DigesterGlue {
 
 // Declares the digester plugin: the class and its identity. The plugin's version is semantic:
 // raising its major version makes the host re-digest every session.
-#define HELIX_DIGESTER_PLUGIN(Class, name, version, description)                                 \
-  static const helix_digester_vtable helix_digester_vtable_instance = {                          \
-      sizeof(helix_digester_vtable),                                                             \
-      &::helix::detail::DigesterGlue<Class>::create,                                             \
-      &::helix::detail::DigesterGlue<Class>::destroy,                                            \
-      &::helix::detail::DigesterGlue<Class>::begin_session,                                      \
-      &::helix::detail::DigesterGlue<Class>::event,                                              \
-      &::helix::detail::DigesterGlue<Class>::usage,                                              \
-      &::helix::detail::DigesterGlue<Class>::end_session,                                        \
-      ::helix::detail::DigesterGlue<Class>::resume_entry};                                       \
-  static const helix_plugin_descriptor helix_plugin_descriptor_instance = {                      \
-      HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_DIGESTER,    \
-      name,            version,         description,                                         \
-      &helix_digester_vtable_instance};                                                          \
+#define HELIX_DIGESTER_PLUGIN(Class, name, version, description)                                  \
+  static const helix_digester_vtable helix_digester_vtable_instance = {                           \
+      sizeof(helix_digester_vtable),                                                              \
+      &::helix::detail::DigesterGlue<Class>::create,                                              \
+      &::helix::detail::DigesterGlue<Class>::destroy,                                             \
+      &::helix::detail::DigesterGlue<Class>::begin_session,                                       \
+      &::helix::detail::DigesterGlue<Class>::event,                                               \
+      &::helix::detail::DigesterGlue<Class>::usage,                                               \
+      &::helix::detail::DigesterGlue<Class>::end_session,                                         \
+      ::helix::detail::DigesterGlue<Class>::resume_entry};                                        \
+  static const helix_plugin_descriptor                                                            \
+      helix_plugin_descriptor_instance = {HELIX_ABI_MAJOR,                                        \
+                                          HELIX_ABI_MINOR,                                        \
+                                          sizeof(helix_plugin_descriptor),                        \
+                                          HELIX_KIND_DIGESTER,                                    \
+                                          name,                                                   \
+                                          version,                                                \
+                                          description,                                            \
+                                          &helix_digester_vtable_instance};                       \
   extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) { \
-    return &helix_plugin_descriptor_instance;                                                    \
+    return &helix_plugin_descriptor_instance;                                                     \
   }

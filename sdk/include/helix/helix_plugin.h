@@ -300,7 +300,7 @@ typedef struct helix_plugin_descriptor {
 /* The one required export. Returns static storage valid while the library is loaded.
  * OWNERSHIP: static, plugin-owned. */
 HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t host_abi_major,
-                                                              uint32_t host_abi_minor);
+                                                               uint32_t host_abi_minor);
 
 #ifdef __cplusplus
 }
