@@ -75,7 +75,7 @@ struct RetentionFixture {
     st.bind(1, when).bind(2, "demo:" + id).run();
   }
 
-  Retention retention() { return Retention(store.database(), config, kNow); }
+  Retention retention() { return Retention(store, config, kNow); }
 
   std::vector<std::string> uids(const RetentionPlan& plan, const std::string& pass = "") {
     std::vector<std::string> out;
@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(budget_drops_the_oldest_analyzed_first_and_stops_at_the_sof
   analyze("c", kNow - 4 * kDay);  // analyzed first: evicted first
   analyze("a", kNow - 3 * kDay);
   analyze("b", kNow - 2 * kDay);  // "d" stays un-analyzed
-  const int64_t total = measured_tier1_bytes(store.database());
+  const int64_t total = measured_tier1_bytes(store);
   config.raw_soft_cap_bytes = total - 1000;  // one session too many
   config.raw_hard_cap_bytes = total * 2;
   auto plan = retention().plan();
@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(over_the_hard_cap_it_analyzes_now_before_anything_is_lost) 
 BOOST_AUTO_TEST_CASE(the_last_resort_evicts_the_oldest_raw_data_and_reports_the_loss) {
   add_session("older", 20, 9);
   add_session("newer", 20, 5);
-  const int64_t total = measured_tier1_bytes(store.database());
+  const int64_t total = measured_tier1_bytes(store);
   config.raw_soft_cap_bytes = 1;
   config.raw_hard_cap_bytes = total - 10000;  // one session must go
   auto r = retention();
@@ -229,7 +229,7 @@ BOOST_FIXTURE_TEST_CASE(the_invariant_holds_over_randomized_rounds, RetentionFix
     for (auto& s : store.sessions({}))
       if ((s.analyzed_at_ms == 0 || s.analyzed_at_ms < s.ingested_at_ms) && coin(random) == 0)
         analyze(s.native_id, kNow - age(random) * kDay);
-    const int64_t total = measured_tier1_bytes(store.database());
+    const int64_t total = measured_tier1_bytes(store);
     config.raw_soft_cap_bytes = total / 2;
     config.raw_hard_cap_bytes = total * 3 / 4;
     config.raw_max_age_days = 60;

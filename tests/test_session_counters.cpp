@@ -94,7 +94,7 @@ struct CounterFixture {
       std::vector<int64_t> bytes;
       for (const int64_t quiet : quiet_periods)
         bytes.push_back(
-            Retention(store->database(), RetentionConfig{}, kNow, quiet).evictable_bytes());
+            Retention(*store, RetentionConfig{}, kNow, quiet).evictable_bytes());
       return bytes;
     };
     const auto counted = store->sessions(SessionFilter{});
@@ -198,7 +198,7 @@ BOOST_FIXTURE_TEST_CASE(counters_stay_exact_through_every_write_and_delete, Coun
   // Eviction: a's Tier 1 rows go, its usage (Tier 2) stays.
   RetentionPlan plan;
   plan.steps.push_back({"demo:a", "budget", 1, true});
-  Retention(store->database(), RetentionConfig{}, kNow, 0).apply(plan);
+  Retention(*store, RetentionConfig{}, kNow, 0).apply(plan);
   expect_exact("after an eviction");
   BOOST_TEST(row("a").event_count == 0);
   BOOST_TEST(row("a").usage.input_tokens == 50);

@@ -6,8 +6,7 @@
 #include "cli/cmd_hook.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/cmd_retention.hpp"
-#include "digest/digest_runner.hpp"
-#include "ingest/sweep.hpp"
+#include "app/pipeline.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"
 #include "store/store.hpp"
@@ -45,6 +44,8 @@ commands:
 
 )";
 
+void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file, bool quiet);
+
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("sweep options");
   opts.add_options()("quiet,q", "print only problems");
@@ -65,17 +66,23 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     return kExitBusy;
   }
   Store store(db_file);
-  const bool live = ::isatty(STDERR_FILENO) && !vm.count("quiet");
-  SweepReport r;
-  {  // the sweep's tables are freed before the digest pass
-    Sweep sweep(store, registry, config);
-    r = sweep.run([&](std::size_t done, std::size_t total, const std::string&) {
-      if (live && (done % 16 == 0 || done == total))
-        std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
-    });
-  }
-  if (live) std::cerr << "\n";
-  if (!vm.count("quiet")) {
+  const bool quiet = vm.count("quiet") > 0;
+  const bool live = ::isatty(STDERR_FILENO) && !quiet;
+  Pipeline pipeline(store, registry, config);
+  const PipelineReport report =
+      pipeline.sweep_all([&](std::size_t done, std::size_t total, const std::string&) {
+        if (live && (done % 16 == 0 || done == total))
+          std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
+        if (live && done == total) std::cerr << "\n";
+      });
+  print_sweep_step(report.sweep, db_file, quiet);
+  print_digest_step(report.digest, quiet);
+  if (report.retention) print_retention_step(*report.retention, quiet);
+  return kExitOk;
+}
+
+void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file, bool quiet) {
+  if (!quiet) {
     std::cout << fmt::format(
         "sweep: {} sources ({} new, {} changed, {} unchanged, {} rewritten, {} unclaimed, "
         "{} missing, {} failed)\n",
@@ -95,10 +102,6 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     }
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
-  const int64_t digested = digest_after_sweep(store, registry, config, vm.count("quiet") > 0);
-  retention_after_sweep(store, registry, config, vm.count("quiet") > 0,
-                        /*wrote=*/r.bytes_read > 0 || digested > 0);
-  return kExitOk;
 }
 
 int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {

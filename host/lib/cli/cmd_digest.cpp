@@ -204,9 +204,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                           bool quiet) {
-  DigestReport r = run_digests(store, plugins, config);
+void print_digest_step(const DigestReport& r, bool quiet) {
   if (!quiet) {
     std::cout << fmt::format("  digested {} sessions in {:.2f} s", r.sessions_digested, r.seconds);
     for (const auto& [name, n] : r.by_digester) std::cout << fmt::format(" ({} {})", name, n);
@@ -216,7 +214,6 @@ int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Co
     std::cout << "\n";
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
-  return r.sessions_digested;
 }
 
 }  // namespace helix

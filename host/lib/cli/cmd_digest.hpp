@@ -1,8 +1,9 @@
-// The Tier 2 commands: digest <uid>, env <uid>, usage; and the digest step of a sweep.
+// The Tier 2 commands: digest <uid>, env <uid>, usage; and what a sweep prints of its digest step.
 #pragma once
 
 #include "cli/cli_support.hpp"
 #include "config/config.hpp"
+#include "digest/digest_runner.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "store/store.hpp"
 
@@ -15,9 +16,7 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args);
 int cmd_env(const Globals& g, const std::vector<std::string>& args);
 int cmd_usage(const Globals& g, const std::vector<std::string>& args);
 
-// Runs the configured digesters after a sweep and prints what they digested (unless quiet);
-// problems go to stderr. Returns how many sessions were digested.
-int64_t digest_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                           bool quiet);
+// What a sweep's digest step did: a line on stdout (unless quiet), problems on stderr.
+void print_digest_step(const DigestReport& report, bool quiet);
 
 }  // namespace helix

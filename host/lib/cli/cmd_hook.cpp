@@ -3,9 +3,8 @@
 #include "base/private_files.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/exit_codes.hpp"
-#include "digest/digest_runner.hpp"
-#include "ingest/discovery.hpp"
-#include "ingest/sweep.hpp"
+#include "app/pipeline.hpp"
+#include "app/session_sources.hpp"
 #include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
@@ -109,42 +108,6 @@ class HookLog {
   std::filesystem::path file_;
 };
 
-// The session's sources: the discovered files of this flavor whose path names the session
-// (Claude <id>.jsonl and <id>/subagents/**, Codex rollout-…-<id>.jsonl, Grok <cwd>/<id>/…)
-// or that are the transcript the agent named. Only discovered files: never a path from the
-// event alone, so a hook cannot make helix read a file it would not read anyway.
-std::vector<std::string> session_sources(const PluginRegistry& registry, const Config& config,
-                                         const HookEvent& e) {
-  std::vector<const PluginInfo*> adapters;
-  for (const PluginInfo* p : registry.adapters())
-    if (p->adapter->flavor == e.flavor) adapters.push_back(p);
-  if (adapters.empty())
-    throw std::runtime_error(fmt::format("no loaded adapter plugin reads flavor '{}'", e.flavor));
-  std::error_code ec;
-  const std::string transcript =
-      e.transcript_path.empty() ? ""
-                                : std::filesystem::weakly_canonical(e.transcript_path, ec).string();
-  const auto sources = discover(adapters, config).sources;
-  std::vector<std::string> paths;
-  std::set<std::string> session_parents;  // directories holding a <session id>/ directory
-  for (const auto& s : sources) {
-    const std::string_view path = s.path;
-    const auto name_at = path.rfind('/');
-    const auto dir_at = path.find("/" + e.session_id + "/");
-    if (dir_at != std::string_view::npos) session_parents.insert(s.path.substr(0, dir_at));
-    if (dir_at != std::string_view::npos ||
-        path.substr(name_at + 1).find(e.session_id) != std::string_view::npos ||
-        (!transcript.empty() && s.path == transcript))
-      paths.push_back(s.path);
-  }
-  // Grok Build also writes each prompt to <cwd dir>/prompt_history.jsonl, beside the session's
-  // directory: a small file shared by the sessions of that directory, ingested with it.
-  for (const auto& s : sources)
-    for (const auto& parent : session_parents)
-      if (s.path == parent + "/prompt_history.jsonl") paths.push_back(s.path);
-  return paths;
-}
-
 void ingest(const Globals& g, const Config& config, const std::filesystem::path& db_file,
             const HookEvent& e, const HookLog& log) {
   const auto start = std::chrono::steady_clock::now();
@@ -156,19 +119,17 @@ void ingest(const Globals& g, const Config& config, const std::filesystem::path&
   }
   PluginRegistry registry;
   load_plugins(registry, g, config);
-  const auto paths = session_sources(registry, config, e);
+  const auto paths = session_sources(registry, config, e.flavor, e.session_id, e.transcript_path);
   if (paths.empty()) {
     log.write(fmt::format("{} {} {}: no transcript of this session found under the {} roots",
                           e.flavor, e.session_id, e.event_name, e.flavor));
     return;
   }
   Store store(db_file);
-  SweepReport r = Sweep(store, registry, config).run_paths(paths);
-  // Then the pull sweep's analysis: the session's digest is current when the agent stops
-  // (a grown session resumes from its saved state, so a hook per reply stays cheap).
-  const DigestReport d = run_digests(store, registry, config);
-  std::optional<RetentionPlan> evicted;
-  if (config.retention.cadence == "on-hook") evicted = run_retention(store, registry, config);
+  const PipelineReport report = Pipeline(store, registry, config).ingest_paths(paths);
+  const SweepReport& r = report.sweep;
+  const DigestReport& d = report.digest;
+  const std::optional<RetentionPlan>& evicted = report.retention;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string line = fmt::format(

@@ -3,8 +3,9 @@
 #include "base/clock.hpp"
 #include "cli/exit_codes.hpp"
 
-#include "digest/digest_runner.hpp"
+#include "app/pipeline.hpp"
 #include "retention/retention.hpp"
+#include "store/eviction.hpp"
 
 #include <fmt/format.h>
 #include <chrono>
@@ -14,20 +15,6 @@ namespace helix {
 namespace po = boost::program_options;
 
 namespace {
-
-int64_t count(Store& store, const char* sql) {
-  auto st = store.database().prepare(sql);
-  st.step();
-  return st.integer(0);
-}
-
-// A store written before retention existed (schema < 5) has no retention_events yet.
-int64_t data_loss_events(Store& store) {
-  if (count(store, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'retention_events'") == 0)
-    return 0;
-  return count(store,
-               "SELECT COUNT(*) FROM retention_events WHERE kind = 'session_memory.data_loss'");
-}
 
 boost::json::object plan_json(const RetentionPlan& plan, bool dry_run) {
   boost::json::array steps;
@@ -80,15 +67,13 @@ int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
   const bool dry_run = vm.count("dry-run") > 0;
   Config config = load_config(g.config_file);
   Store store(store_file(g, config), /*read_only=*/dry_run);
-  Retention retention(store.database(), config.retention, now_ms());
   RetentionPlan plan;
   if (dry_run) {
-    plan = retention.plan();  // analysis would write: a dry run plans without it
+    plan = Pipeline::plan_eviction(store, config);  // analysis would write: planned without it
   } else {
     PluginRegistry registry;
     load_plugins(registry, g, config);
-    plan = retention.plan([&] { return run_digests(store, registry, config).sessions_digested; });
-    retention.apply(plan);
+    plan = Pipeline(store, registry, config).evict_now();
     report_losses(plan);
   }
   if (vm.count("json"))
@@ -96,16 +81,6 @@ int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
   else
     print_plan(plan, dry_run);
   return kExitOk;
-}
-
-RetentionPlan run_retention(Store& store, const PluginRegistry& plugins, const Config& config,
-                            bool wrote) {
-  Retention retention(store.database(), config.retention, now_ms());
-  RetentionPlan plan =
-      retention.plan([&] { return run_digests(store, plugins, config).sessions_digested; },
-                     /*measure_when_needed=*/true, /*tier2_may_have_grown=*/wrote);
-  retention.apply(plan);
-  return plan;
 }
 
 std::vector<std::string> data_loss_messages(const RetentionPlan& plan) {
@@ -119,9 +94,7 @@ std::vector<std::string> data_loss_messages(const RetentionPlan& plan) {
   return out;
 }
 
-void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                           bool quiet, bool wrote) {
-  RetentionPlan plan = run_retention(store, plugins, config, wrote);
+void print_retention_step(const RetentionPlan& plan, bool quiet) {
   report_losses(plan);
   if (!quiet && (!plan.steps.empty() || plan.tier2_over_cap))
     std::cout << fmt::format("  retention: evicted {} sessions ({}){}\n", plan.steps.size(),
@@ -131,16 +104,14 @@ void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Co
 
 void add_retention_status(boost::json::object& status, Store& store, const Config& config,
                           int64_t tier2_bytes) {
-  Retention retention(store.database(), config.retention, now_ms());
+  Retention retention(store, config.retention, now_ms());
   status["raw_soft_cap_bytes"] = config.retention.raw_soft_cap_bytes;
   status["raw_hard_cap_bytes"] = config.retention.raw_hard_cap_bytes;
   status["distilled_cap_bytes"] = config.retention.distilled_cap_bytes;
-  status["analyzed_sessions"] =
-      count(store, "SELECT COUNT(*) FROM sessions WHERE analyzed_at_ms IS NOT NULL");
-  status["evicted_sessions"] =
-      count(store, "SELECT COUNT(*) FROM sessions WHERE evicted_at_ms IS NOT NULL");
+  status["analyzed_sessions"] = analyzed_session_count(store);
+  status["evicted_sessions"] = evicted_session_count(store);
   status["evictable_bytes"] = retention.evictable_bytes();
-  status["data_loss_events"] = data_loss_events(store);
+  status["data_loss_events"] = data_loss_event_count(store);
   status["tier2_over_cap"] = tier2_bytes > config.retention.distilled_cap_bytes;
 }
 

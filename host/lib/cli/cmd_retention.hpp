@@ -1,5 +1,5 @@
-// The retention commands: `evict [--dry-run]`, the retention step of a sweep, and what
-// `status` reports about budgets and evictions.
+// The retention commands: `evict [--dry-run]`, what a sweep prints of its retention step, and
+// what `status` reports about budgets and evictions.
 #pragma once
 
 #include "cli/cli_support.hpp"
@@ -14,17 +14,12 @@ namespace helix {
 
 int cmd_evict(const Globals& g, const std::vector<std::string>& args);
 
-// The passes of §5.2 carried out, with "analyze now" = a digest run; returns what was done.
-// `wrote` = the sweep before it stored or digested something (else Tier 2 is not measured).
-RetentionPlan run_retention(Store& store, const PluginRegistry& plugins, const Config& config,
-                            bool wrote = true);
 // One line per session evicted before it was analyzed (the hard-cap path), for a log or stderr.
 std::vector<std::string> data_loss_messages(const RetentionPlan& plan);
 // Prints data_loss_messages to stderr.
 void report_losses(const RetentionPlan& plan);
-// After a sweep's digest step: run_retention, then what it did on stdout (unless quiet).
-void retention_after_sweep(Store& store, const PluginRegistry& plugins, const Config& config,
-                           bool quiet, bool wrote);
+// What a sweep's retention step did: losses on stderr, evictions on stdout (unless quiet).
+void print_retention_step(const RetentionPlan& plan, bool quiet);
 
 // Adds raw_soft_cap_bytes, raw_hard_cap_bytes, distilled_cap_bytes, analyzed_sessions,
 // evicted_sessions, evictable_bytes, data_loss_events and tier2_over_cap to `status`.

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "config/config.hpp"
-#include "store/database.hpp"
+#include "store/eviction.hpp"
 #include "store/store.hpp"
 
 #include <cstdint>
@@ -38,7 +38,7 @@ using AnalyzeNow = std::function<int64_t()>;
 
 class Retention {
  public:
-  Retention(Database& db, const RetentionConfig& config, int64_t now_ms,
+  Retention(Store& store, const RetentionConfig& config, int64_t now_ms,
             int64_t quiet_period_ms = 3600 * 1000);
 
   // The passes of §5.2 in order, without deleting anything. With `measure_when_needed` (a
@@ -55,18 +55,11 @@ class Retention {
   int64_t evictable_bytes();
 
  private:
-  struct Candidate {
-    std::string uid;
-    int64_t bytes = 0, analyzed_at = 0, last_activity = 0, ingested_at = 0;
-  };
-  // Sessions with Tier 1 rows whose digest is fresh (analyzed) or not, ingested before
-  // `idle_before_ms`.
-  std::vector<Candidate> candidates(bool analyzed, int64_t idle_before_ms);
-  int64_t used_file_bytes();
-  bool active(const Candidate& c) const { return now_ms_ - c.last_activity < quiet_period_ms_; }
-  void evict(const EvictionStep& step);
+  bool active(const EvictionCandidate& c) const {
+    return now_ms_ - c.last_activity < quiet_period_ms_;
+  }
 
-  Database& db_;
+  Store& store_;
   RetentionConfig config_;
   int64_t now_ms_, quiet_period_ms_;
 };

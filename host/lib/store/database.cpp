@@ -65,6 +65,14 @@ Statement& Statement::bind_text_or_null(int index, std::string_view text) {
   return text.empty() ? bind_null(index) : bind(index, text);
 }
 
+int Statement::index_of(const char* name) const {
+  const int index = sqlite3_bind_parameter_index(stmt_, name);
+  if (index == 0)
+    throw std::logic_error(fmt::format("SQL statement has no parameter {}: {}", name,
+                                       sqlite3_sql(stmt_)));
+  return index;
+}
+
 bool Statement::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -30,6 +31,17 @@ class Statement {
   Statement& bind_null(int index);
   // Binds NULL for an empty string: for optional text columns.
   Statement& bind_text_or_null(int index, std::string_view text);
+  // Named parameters (":name" in the SQL), for statements with more than a handful.
+  // Throws std::logic_error when the SQL has no parameter of that name.
+  int index_of(const char* name) const;
+  template <class T>
+  Statement& bind(const char* name, T&& value) {
+    return bind(index_of(name), std::forward<T>(value));
+  }
+  Statement& bind_null(const char* name) { return bind_null(index_of(name)); }
+  Statement& bind_text_or_null(const char* name, std::string_view text) {
+    return bind_text_or_null(index_of(name), text);
+  }
 
   bool step();  // true while a row is available; throws on error
   void run();   // step to completion, then reset

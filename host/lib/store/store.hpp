@@ -129,8 +129,8 @@ class Store {
 
 // Tier 1 (raw cache: evictable) and Tier 2 (digests: durable) bytes as the disk sees them: the
 // pages of each tier's tables, indexes and search-index shadow tables.
-int64_t measured_tier1_bytes(Database& db);
-int64_t measured_tier2_bytes(Database& db);
+int64_t measured_tier1_bytes(Store& store);
+int64_t measured_tier2_bytes(Store& store);
 
 // The store file to use: --store DIR, else HELIX_STORE_DB, else the configured directory.
 std::filesystem::path resolve_store_file(const std::string& store_dir_option,

@@ -265,8 +265,8 @@ StoreStatus Store::status() {
   s.sources = count("SELECT COUNT(*) FROM sources");
   s.warnings = count("SELECT COUNT(*) FROM warnings");
   s.file_bytes = count("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
-  s.tier1_bytes = measured_tier1_bytes(db_);
-  s.tier2_bytes = measured_tier2_bytes(db_);
+  s.tier1_bytes = measured_tier1_bytes(*this);
+  s.tier2_bytes = measured_tier2_bytes(*this);
   auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
   while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
   return s;
@@ -288,13 +288,15 @@ int64_t pages_where(Database& db, const char* where) {
 
 }  // namespace
 
-int64_t measured_tier1_bytes(Database& db) {
+int64_t measured_tier1_bytes(Store& store) {
+  Database& db = store.database();
   return pages_where(db, R"sql(tbl_name IN ('sources', 'sessions', 'session_sources', 'events',
       'payload_packs', 'warnings', 'session_redactions')
       OR tbl_name LIKE 'search\_events%' ESCAPE '\')sql");
 }
 
-int64_t measured_tier2_bytes(Database& db) {
+int64_t measured_tier2_bytes(Store& store) {
+  Database& db = store.database();
   // The usage ledger is Tier 2: one small row per model call, kept with the digests.
   return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events', 'usage',
       'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records')

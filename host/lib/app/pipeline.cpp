@@ -1,0 +1,59 @@
+#include "app/pipeline.hpp"
+
+#include "base/clock.hpp"
+
+namespace helix {
+
+Pipeline::Pipeline(Store& store, const PluginRegistry& plugins, const Config& config)
+    : store_(store), plugins_(plugins), config_(config) {}
+
+PipelineReport Pipeline::sweep_all(const SweepProgress& progress) {
+  PipelineReport report;
+  {  // the sweep's tables are freed before the digest pass
+    Sweep sweep(store_, plugins_, config_);
+    report.sweep = sweep.run(progress);
+  }
+  report.digest = run_digests(store_, plugins_, config_);
+  report.retention =
+      retention_after(report.sweep.bytes_read > 0 || report.digest.sessions_digested > 0);
+  return report;
+}
+
+PipelineReport Pipeline::ingest_paths(const std::vector<std::string>& paths) {
+  PipelineReport report;
+  {
+    Sweep sweep(store_, plugins_, config_);
+    report.sweep = sweep.run_paths(paths);
+  }
+  // A grown session resumes from its digest's saved state, so a hook per reply stays cheap.
+  report.digest = run_digests(store_, plugins_, config_);
+  if (config_.retention.cadence == "on-hook") report.retention = retention_after(true);
+  return report;
+}
+
+RetentionPlan Pipeline::evict_now() {
+  Retention retention(store_, config_.retention, now_ms());
+  RetentionPlan plan = retention.plan([this] { return analyze_now(); });
+  retention.apply(plan);
+  return plan;
+}
+
+RetentionPlan Pipeline::plan_eviction(Store& store, const Config& config) {
+  return Retention(store, config.retention, now_ms()).plan();
+}
+
+RetentionPlan Pipeline::retention_after(bool wrote) {
+  Retention retention(store_, config_.retention, now_ms());
+  RetentionPlan plan = retention.plan([this] { return analyze_now(); },
+                                      /*measure_when_needed=*/true,
+                                      /*tier2_may_have_grown=*/wrote);
+  retention.apply(plan);
+  return plan;
+}
+
+// The hard-cap pass digests every analyzable session before it would evict un-analyzed data.
+int64_t Pipeline::analyze_now() {
+  return run_digests(store_, plugins_, config_).sessions_digested;
+}
+
+}  // namespace helix

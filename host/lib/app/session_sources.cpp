@@ -1,0 +1,46 @@
+#include "app/session_sources.hpp"
+
+#include "ingest/discovery.hpp"
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+
+namespace helix {
+
+std::vector<std::string> session_sources(const PluginRegistry& registry, const Config& config,
+                                         const std::string& flavor, const std::string& session_id,
+                                         const std::string& transcript_path) {
+  std::vector<const PluginInfo*> adapters;
+  for (const PluginInfo* p : registry.adapters())
+    if (p->adapter->flavor == flavor) adapters.push_back(p);
+  if (adapters.empty())
+    throw std::runtime_error(fmt::format("no loaded adapter plugin reads flavor '{}'", flavor));
+  std::error_code ec;
+  const std::string transcript =
+      transcript_path.empty() ? ""
+                                : std::filesystem::weakly_canonical(transcript_path, ec).string();
+  const auto sources = discover(adapters, config).sources;
+  std::vector<std::string> paths;
+  std::set<std::string> session_parents;  // directories holding a <session id>/ directory
+  for (const auto& s : sources) {
+    const std::string_view path = s.path;
+    const auto name_at = path.rfind('/');
+    const auto dir_at = path.find("/" + session_id + "/");
+    if (dir_at != std::string_view::npos) session_parents.insert(s.path.substr(0, dir_at));
+    if (dir_at != std::string_view::npos ||
+        path.substr(name_at + 1).find(session_id) != std::string_view::npos ||
+        (!transcript.empty() && s.path == transcript))
+      paths.push_back(s.path);
+  }
+  // Grok Build also writes each prompt to <cwd dir>/prompt_history.jsonl, beside the session's
+  // directory: a small file shared by the sessions of that directory, ingested with it.
+  for (const auto& s : sources)
+    for (const auto& parent : session_parents)
+      if (s.path == parent + "/prompt_history.jsonl") paths.push_back(s.path);
+  return paths;
+}
+
+}  // namespace helix
