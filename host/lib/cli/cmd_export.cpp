@@ -9,6 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "recall/session_json.hpp"
 #include "recall/transcript.hpp"
+#include "store/digest_store.hpp"
 #include "store/store.hpp"
 
 namespace helix {
@@ -17,11 +18,7 @@ namespace {
 
 std::vector<StoredDigest> stored_digests(Store& store, const std::string& uid) {
   std::vector<StoredDigest> out;
-  auto st = store.database().prepare(
-      "SELECT digester, digester_version, json FROM digests WHERE session_uid = ? "
-      "ORDER BY digester");
-  st.bind(1, uid);
-  while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2)});
+  for (auto& d : session_digests(store, uid)) out.push_back({d.digester, d.version, d.json});
   return out;
 }
 

@@ -48,7 +48,7 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args) {
   Store store(store_file(g, config), /*read_only=*/true);
   std::vector<SearchHit> hits;
   try {
-    hits = search(store.database(), q);
+    hits = search(store, q);
   } catch (const SearchSyntaxError& e) {
     throw UsageError(fmt::format(
         "cannot read the search query '{}': {}. Words match words, \"a phrase\" matches in order, "

@@ -112,7 +112,7 @@ std::vector<DigestRow> digest_session(Store& store, const DigestCandidate& candi
   std::vector<DigestRow> fresh;
   if (running.empty()) return fresh;
   const std::vector<uint64_t> seen =
-      candidate.evicted ? seen_records(store.database(), candidate.uid) : std::vector<uint64_t>{};
+      candidate.evicted ? seen_records(store, candidate.uid) : std::vector<uint64_t>{};
   int64_t from = running.front().after_seq, last_seq = -1;
   for (const Running& r : running) from = std::min(from, r.after_seq);
   store.for_each_event(
@@ -143,46 +143,6 @@ std::vector<DigestRow> digest_session(Store& store, const DigestCandidate& candi
   }
   return fresh;
 }
-
-// The digest pass commits a batch of sessions at a time (a few hundred, or half a second's
-// work): a COMMIT per session cost more than digesting a small grown session. A pass cut short
-// loses at most one batch, which the next sweep digests again.
-class DigestBatch {
- public:
-  explicit DigestBatch(Database& db) : db_(db) {}
-  void open() {
-    if (tx_) return;
-    tx_.emplace(db_);
-    opened_ = std::chrono::steady_clock::now();
-    sessions_ = 0;
-  }
-  void session_written() {
-    if (++sessions_ >= 256 || std::chrono::steady_clock::now() - opened_ > kMaxOpen)
-      commit();
-    else if (sessions_ % kStagedSessions == 0)
-      flush_digests(db_);
-  }
-  void commit() {
-    if (!tx_) return;
-    struct Close {  // ends the batch however it ends: a failed flush or COMMIT rolls back
-      std::optional<Transaction>& tx;
-      ~Close() { tx.reset(); }
-    } close{tx_};
-    flush_digests(db_);  // the batch's digests and their search rows, in one statement
-    tx_->commit();
-  }
-
- private:
-  static constexpr std::chrono::milliseconds kMaxOpen{500};
-  // Staged digests (write_digests) are flushed this often within a batch: one index segment
-  // per 32 sessions rather than per session, and the staging table's pages (held in memory)
-  // stay at 32 sessions' digests, about 100 KB, rather than a whole batch's.
-  static constexpr int kStagedSessions = 32;
-  Database& db_;
-  std::optional<Transaction> tx_;
-  std::chrono::steady_clock::time_point opened_;
-  int sessions_ = 0;
-};
 
 }  // namespace
 
@@ -216,7 +176,7 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
   for (const auto& d : digesters) majors[d->plugin().name] = major_version(d->plugin().version);
   std::map<std::string, int64_t> cannot_fold;  // digester -> grown evicted sessions
   std::map<std::string, std::pair<int64_t, std::string>> refused;  // -> sessions, first reason
-  DigestBatch batch(store.database());
+  DigestWriteBatch batch(store);
   for (const auto& candidate : digest_candidates(store, majors)) {
     try {
       batch.open();
@@ -260,7 +220,7 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
         "digester '{}' refused the state it saved for {} grown session(s), which were digested "
         "again from their first event (the first refusal: {})",
         name, r.first, r.second));
-  refresh_usage_rollup(store.database());  // the days whose usage_days the pass changed
+  refresh_usage_rollup(store);  // the days whose usage_days the pass changed
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

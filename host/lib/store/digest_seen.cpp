@@ -24,20 +24,24 @@ std::vector<uint64_t> unpack(std::string_view bytes) {
   return keys;
 }
 
+std::vector<uint64_t> stored_keys(Database& db, const std::string& session_uid) {
+  auto st = db.prepare("SELECT keys FROM digest_seen_records WHERE session_uid = ?");
+  st.bind(1, session_uid);
+  return st.step() ? unpack(st.blob(0)) : std::vector<uint64_t>{};
+}
+
 }  // namespace
 
 uint64_t seen_record_key(std::string_view native_uid, int64_t ordinal) {
   return XXH3_64bits_withSeed(native_uid.data(), native_uid.size(), static_cast<uint64_t>(ordinal));
 }
 
-std::vector<uint64_t> seen_records(Database& db, const std::string& session_uid) {
-  auto st = db.prepare("SELECT keys FROM digest_seen_records WHERE session_uid = ?");
-  st.bind(1, session_uid);
-  return st.step() ? unpack(st.blob(0)) : std::vector<uint64_t>{};
+std::vector<uint64_t> seen_records(Store& store, const std::string& session_uid) {
+  return stored_keys(store.database(), session_uid);
 }
 
 void remember_seen_records(Database& db, const std::string& session_uid) {
-  std::vector<uint64_t> keys = seen_records(db, session_uid);
+  std::vector<uint64_t> keys = stored_keys(db, session_uid);
   auto events =
       db.prepare("SELECT uid, ordinal FROM events WHERE session_uid = ? AND uid IS NOT NULL");
   events.bind(1, session_uid);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "store/database.hpp"
+#include "store/store.hpp"
 
 #include <cstdint>
 #include <string>
@@ -16,7 +17,7 @@ namespace helix {
 uint64_t seen_record_key(std::string_view native_uid, int64_t ordinal);
 
 // The session's keys (sorted), empty when it has none.
-std::vector<uint64_t> seen_records(Database& db, const std::string& session_uid);
+std::vector<uint64_t> seen_records(Store& store, const std::string& session_uid);
 
 // Adds the keys of the session's stored events (visible or shadowed) to its seen records; run
 // in the eviction's transaction, before its events go.

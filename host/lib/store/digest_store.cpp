@@ -391,7 +391,26 @@ void write_digests(Store& store, const std::string& uid, const std::vector<Diges
   tx.release();
 }
 
-void refresh_usage_rollup(Database& db) {
+std::vector<DigestRow> session_digests(Store& store, const std::string& uid) {
+  auto st = store.database().prepare(
+      "SELECT digester, digester_version, json, digested_at_ms FROM digests "
+      "WHERE session_uid = ? ORDER BY digester");
+  st.bind(1, uid);
+  std::vector<DigestRow> out;
+  while (st.step()) {
+    DigestRow row;
+    row.session_uid = uid;
+    row.digester = st.text(0);
+    row.version = st.text(1);
+    row.json = st.text(2);
+    row.digested_at_ms = st.integer(3);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+void refresh_usage_rollup(Store& store) {
+  Database& db = store.database();
   Transaction tx(db);
   db.exec(R"sql(
     DELETE FROM usage_rollup WHERE day IN (SELECT day FROM usage_rollup_stale);

@@ -4,6 +4,7 @@
 
 #include "store/store.hpp"
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,9 +76,52 @@ void write_digests(Store& store, const std::string& uid, const std::vector<Diges
 // Moves the digests write_digests staged in this transaction into `digests`, in one statement.
 void flush_digests(Database& db);
 
+// The digest pass commits a batch of sessions at a time (a few hundred, or half a second's
+// work): a COMMIT per session cost more than digesting a small grown session. A pass cut short
+// loses at most one batch, which the next sweep digests again.
+class DigestWriteBatch {
+ public:
+  explicit DigestWriteBatch(Store& store) : db_(store.database()) {}
+  void open() {
+    if (tx_) return;
+    tx_.emplace(db_);
+    opened_ = std::chrono::steady_clock::now();
+    sessions_ = 0;
+  }
+  void session_written() {
+    if (++sessions_ >= 256 || std::chrono::steady_clock::now() - opened_ > kMaxOpen)
+      commit();
+    else if (sessions_ % kStagedSessions == 0)
+      flush_digests(db_);
+  }
+  void commit() {
+    if (!tx_) return;
+    struct Close {  // ends the batch however it ends: a failed flush or COMMIT rolls back
+      std::optional<Transaction>& tx;
+      ~Close() { tx.reset(); }
+    } close{tx_};
+    flush_digests(db_);  // the batch's digests and their search rows, in one statement
+    tx_->commit();
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kMaxOpen{500};
+  // Staged digests (write_digests) are flushed this often within a batch: one index segment
+  // per 32 sessions rather than per session, and the staging table's pages (held in memory)
+  // stay at 32 sessions' digests, about 100 KB, rather than a whole batch's.
+  static constexpr int kStagedSessions = 32;
+  Database& db_;
+  std::optional<Transaction> tx_;
+  std::chrono::steady_clock::time_point opened_;
+  int sessions_ = 0;
+};
+
+// Every digest of the session, by digester name (what export shows of an evicted session).
+std::vector<DigestRow> session_digests(Store& store, const std::string& uid);
+
 // Recomputes the usage_rollup rows of the days usage_days triggers marked stale, from
 // usage_days, and clears the marks, in one transaction. The digest pass calls it at its end.
-void refresh_usage_rollup(Database& db);
+void refresh_usage_rollup(Store& store);
 
 // Where usage_report reads: usage_rollup when it answers the grouping and no day is stale
 // (the default), or usage_days itself always (what the rollup must agree with).

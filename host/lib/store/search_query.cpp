@@ -60,7 +60,8 @@ void run(Statement& st, Collect&& collect) {
 
 }  // namespace
 
-std::vector<SearchHit> search(Database& db, const SearchQuery& q) {
+std::vector<SearchHit> search(Store& store, const SearchQuery& q) {
+  Database& db = store.database();
   {  // read-only commands do not migrate: a store older than version 3 has no index yet
     auto probe = db.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'search_events'");
     probe.step();

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "store/database.hpp"
+#include "store/store.hpp"
 
 namespace helix {
 
@@ -32,6 +32,6 @@ struct SearchSyntaxError : std::runtime_error {
 };
 
 // Best first. Throws SearchSyntaxError for a malformed query.
-std::vector<SearchHit> search(Database& db, const SearchQuery& query);
+std::vector<SearchHit> search(Store& store, const SearchQuery& query);
 
 }  // namespace helix
