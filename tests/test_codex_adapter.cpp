@@ -660,7 +660,7 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   helix::SweepReport first = helix::Sweep(store, codex_only, config).run();
   BOOST_TEST(first.sources_unclaimed == 2);
   for (const auto& path : {lines, document}) {
-    BOOST_TEST(store.find_source(path)->state == "unclaimed");
+    BOOST_TEST(store.find_source(path)->state == helix::SourceState::unclaimed);
     BOOST_TEST(std::count_if(first.problems.begin(), first.problems.end(), [&](const auto& p) {
                  return p.starts_with(path + ": no loaded plugin recognises this file");
                }) == 1);

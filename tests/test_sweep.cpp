@@ -194,7 +194,7 @@ BOOST_AUTO_TEST_CASE(a_renamed_file_keeps_its_cursor_and_a_deleted_one_its_rows)
   BOOST_TEST(gone.sources_missing == 1);
   BOOST_TEST(events() == stored);
   Store store(dir / "store/helix.db");
-  BOOST_TEST(store.find_source((project / "renamed-copy.jsonl").string())->state == "missing");
+  BOOST_TEST(store.find_source((project / "renamed-copy.jsonl").string())->state == helix::SourceState::missing);
 }
 
 BOOST_AUTO_TEST_CASE(compressed_sources_read_like_plain_ones_and_plain_wins) {
