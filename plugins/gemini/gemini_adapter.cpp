@@ -82,13 +82,7 @@ class LogParser {
       line(data.substr(pos, end - pos), ctx_.base_offset() + pos);
       pos = end + 1;
     }
-    ctx_.session({.native_id = ledger_.session_id,
-                  .parent_native_id = source_.parent_id,
-                  .cwd = facts_.cwd,
-                  .model = ledger_.model,
-                  .title = facts_.title,
-                  .started_at_ms = facts_.first_ms,
-                  .ended_at_ms = facts_.last_ms});
+    facts_.emit(ctx_, ledger_.session_id, source_.parent_id, ledger_.model);
     ctx_.save_state(ledger_.save());
   }
 
@@ -126,12 +120,7 @@ class LogParser {
   // resumes the session (and when it migrates a .json session, the original's).
   void metadata(const bj::object& meta, std::string_view raw, uint64_t offset) {
     if (!ledger_.metadata_seen) ledger_.session_id = std::string(str(meta, "sessionId"));
-    facts_.saw_time(helix::json::iso8601_ms(str(meta, "startTime")));
-    facts_.saw_time(helix::json::iso8601_ms(str(meta, "lastUpdated")));
-    if (auto summary = str(meta, "summary"); !summary.empty()) facts_.title = summary;
-    const bool subagent = str(meta, "kind") == "subagent";
-    if (const auto* dirs = arr(meta, "directories"); subagent && dirs && !dirs->empty())
-      if (facts_.cwd.empty()) facts_.cwd = str(&dirs->front());
+    const bool subagent = facts_.read_record(meta);
     std::string summary = ledger_.metadata_seen ? "session resumed" : "session started";
     if (subagent) summary += " (subagent)";
     ledger_.metadata_seen = true;
@@ -242,12 +231,7 @@ void parse_conversation_document(helix::ParseContext& ctx) {
   Ledger ledger;
   ledger.session_id = std::string(str(*root, "sessionId"));
   SessionFacts facts;
-  facts.saw_time(helix::json::iso8601_ms(str(*root, "startTime")));
-  facts.saw_time(helix::json::iso8601_ms(str(*root, "lastUpdated")));
-  facts.title = std::string(str(*root, "summary"));
-  const bool subagent = str(*root, "kind") == "subagent";
-  if (const auto* dirs = arr(*root, "directories"); subagent && dirs && !dirs->empty())
-    facts.cwd = std::string(str(&dirs->front()));
+  const bool subagent = facts.read_record(*root);
   helix::Event started;
   started.session_id = ledger.session_id;
   started.source_offset = ctx.base_offset();
@@ -266,13 +250,7 @@ void parse_conversation_document(helix::ParseContext& ctx) {
         mapper.map(*m, doc.substr(spans[i].begin, spans[i].end - spans[i].begin),
                    ctx.base_offset() + spans[i].begin);
   }
-  ctx.session({.native_id = ledger.session_id,
-               .parent_native_id = source.parent_id,
-               .cwd = facts.cwd,
-               .model = ledger.model,
-               .title = facts.title,
-               .started_at_ms = facts.first_ms,
-               .ended_at_ms = facts.last_ms});
+  facts.emit(ctx, ledger.session_id, source.parent_id, ledger.model);
 }
 
 // The first line of a log, or the start of a document: a ConversationRecord's metadata.

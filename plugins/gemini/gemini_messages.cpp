@@ -128,6 +128,30 @@ void SessionFacts::saw_time(int64_t ms) {
   last_ms = std::max(last_ms, ms);
 }
 
+bool SessionFacts::read_record(const bj::object& record) {
+  saw_time(helix::json::iso8601_ms(str(record, "startTime")));
+  saw_time(helix::json::iso8601_ms(str(record, "lastUpdated")));
+  if (auto summary = str(record, "summary"); !summary.empty()) title = summary;
+  const bool subagent = str(record, "kind") == "subagent";
+  // A main session's directories are the ones /dir add brought in, not where it ran.
+  if (const auto* dirs = arr(record, "directories"); subagent && dirs && !dirs->empty())
+    if (cwd.empty()) cwd = str(&dirs->front());
+  return subagent;
+}
+
+void SessionFacts::emit(const helix::ParseContext& ctx, std::string_view session_id,
+                        std::string_view parent_id, std::string_view model) const {
+  helix::Session session;
+  session.native_id = session_id;
+  session.parent_native_id = parent_id;
+  session.cwd = cwd;
+  session.model = model;
+  session.title = title;
+  session.started_at_ms = first_ms;
+  session.ended_at_ms = last_ms;
+  ctx.session(session);
+}
+
 std::string cwd_from_context(std::string_view context) {
   constexpr std::string_view kHeading = "Workspace Directories:";
   auto at = context.find(kHeading);
@@ -273,14 +297,7 @@ void MessageMapper::map_tool_call(const bj::object& call, const Base& base,
     const std::string args_json = args ? bj::serialize(*args) : std::string();
     const std::string_view detail = call_detail(args);
     const std::string_view command = args ? str(*args, "command") : std::string_view();
-    helix::Event event;
-    event.kind = call_kind(tool, args);
-    event.role = "assistant";
-    event.tool = tool;
-    event.uid = call_id;
-    event.ordinal = tool_ordinal(call_id, 0);
-    event.ts_ms = ts;
-    event.call_id = call_id;
+    helix::Event event = tool_event(call_kind(tool, args), "assistant", tool, call_id, 0, ts);
     event.summary = detail.empty() ? str(call, "description") : detail;
     event.text = command.empty() ? std::string_view(args_json) : command;
     event.model = model;
@@ -312,29 +329,30 @@ void MessageMapper::emit_outcome(std::string_view call_id, std::string_view tool
                                  int64_t ts_ms) {
   if (call_id.empty() || ledger_.results.contains(call_id)) return;
   ledger_.results.insert(call_id);
-  helix::Event event;
-  event.kind = status == "success" ? "tool_result" : "error";
-  event.role = "tool";
-  event.tool = tool;
-  event.uid = call_id;
-  event.ordinal = tool_ordinal(call_id, 1);
-  event.ts_ms = ts_ms;
-  event.call_id = call_id;
+  helix::Event event =
+      tool_event(status == "success" ? "tool_result" : "error", "tool", tool, call_id, 1, ts_ms);
   std::string summary = status == "cancelled" ? "cancelled" : std::string(text);
   event.summary = summary;
   event.text = text;
   emit(event, base);
   if (status != "cancelled") return;
-  helix::Event stop;
-  stop.kind = "human_intervention";
-  stop.role = "user";
-  stop.tool = tool;
-  stop.uid = call_id;
-  stop.ordinal = tool_ordinal(call_id, 2);
-  stop.ts_ms = ts_ms;
-  stop.call_id = call_id;
+  helix::Event stop = tool_event("human_intervention", "user", tool, call_id, 2, ts_ms);
   stop.summary = "tool call cancelled";
   emit(stop, base);
+}
+
+helix::Event MessageMapper::tool_event(std::string_view kind, std::string_view role,
+                                       std::string_view tool, std::string_view call_id,
+                                       uint32_t slot, int64_t ts_ms) {
+  helix::Event event;
+  event.kind = kind;
+  event.role = role;
+  event.tool = tool;
+  event.uid = call_id;
+  event.ordinal = tool_ordinal(call_id, slot);
+  event.ts_ms = ts_ms;
+  event.call_id = call_id;
+  return event;
 }
 
 // tokens: input = promptTokenCount (cached included), output = candidates (thoughts excluded),

@@ -22,6 +22,12 @@ struct SessionFacts {
   std::string cwd, title;
   int64_t first_ms = 0, last_ms = 0;
   void saw_time(int64_t ms);
+  // A ConversationRecord's own fields (a .json document, a metadata line): times, summary and,
+  // for a subagent, its first workspace directory. Returns whether it is a subagent's.
+  bool read_record(const boost::json::object& record);
+  // The helix::Session of all this, for `session_id` (`parent_id` names a subagent's parent).
+  void emit(const helix::ParseContext& ctx, std::string_view session_id, std::string_view parent_id,
+            std::string_view model) const;
 };
 
 // The project directory a <session_context> message names, or "".
@@ -57,6 +63,9 @@ class MessageMapper {
   void map_function_responses(const boost::json::value* content, const Base& base);
   void emit_outcome(std::string_view call_id, std::string_view tool, std::string_view status,
                     std::string_view text, const Base& base, int64_t ts_ms);
+  static helix::Event tool_event(std::string_view kind, std::string_view role,
+                                 std::string_view tool, std::string_view call_id, uint32_t slot,
+                                 int64_t ts_ms);
   void emit_usage(const boost::json::object& tokens, const Base& base, std::string_view model);
   void emit_main(helix::Event event, const Base& base);
   void emit(helix::Event event, const Base& base) const;
