@@ -647,6 +647,7 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   ::setenv("CODEX_HOME", home.c_str(), 1);
   ::setenv("CLAUDE_CONFIG_DIR", (dir / "no-claude").c_str(), 1);
   ::setenv("GROK_HOME", (dir / "no-grok").c_str(), 1);
+  ::setenv("GEMINI_CLI_HOME", (dir / "no-gemini").c_str(), 1);
 
   fs::create_directories(dir / "codex-only");
   fs::copy_file(fs::path(HELIX_TEST_PLUGIN_DIR) / "libhelix_codex.so",

@@ -52,6 +52,7 @@ struct Home {
     ::setenv("CLAUDE_CONFIG_DIR", (dir / home / "claude").c_str(), 1);
     ::setenv("CODEX_HOME", (dir / "none").c_str(), 1);
     ::setenv("GROK_HOME", (dir / "none").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (dir / "none").c_str(), 1);
     Store s(dir / store / "helix.db");
     Sweep sweep(s, registry, config);
     return sweep.run();

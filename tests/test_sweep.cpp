@@ -33,6 +33,7 @@ struct SweepFixture {
     ::setenv("CLAUDE_CONFIG_DIR", (dir / "claude").c_str(), 1);
     ::setenv("CODEX_HOME", (dir / "no-codex").c_str(), 1);
     ::setenv("GROK_HOME", (dir / "no-grok").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (dir / "no-gemini").c_str(), 1);
     std::filesystem::create_directories(project);
   }
 

@@ -61,7 +61,7 @@ class RecallHome {
       if (entry.is_regular_file()) std::filesystem::last_write_time(entry.path(), old);
     env_ = fmt::format(
         "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        "GROK_HOME={0}/home/grok GEMINI_CLI_HOME={0}/home/gemini XDG_CONFIG_HOME={0}/xdg ",
         dir_.path().string());
   }
 
