@@ -17,9 +17,9 @@ using helix::json::str;
 // A message whose chunks are still arriving. It rides in the saved state across parse calls
 // (the host commits the offset after each call), so it must stay well under the 64 KiB limit:
 // a longer message is emitted in parts.
-constexpr std::size_t kMaxOpenText = 40 * 1024;
-constexpr std::size_t kMaxOpenPayload = 16 * 1024;
-constexpr std::size_t kMaxStateBytes = 60 * 1024;
+constexpr std::size_t kMaxOpenText = std::size_t{40} * 1024;
+constexpr std::size_t kMaxOpenPayload = std::size_t{16} * 1024;
+constexpr std::size_t kMaxStateBytes = std::size_t{60} * 1024;
 
 struct OpenMessage {
   std::string kind;  // the sessionUpdate of its chunks

@@ -28,7 +28,7 @@ std::string xdg_dir(const char* var, const char* home_relative) {
 }
 
 void reject_unknown(const Config& c, const toml::table& table, const std::string& section,
-                    std::set<std::string> known) {
+                    const std::set<std::string>& known) {
   for (const auto& [key, node] : table)
     if (!known.count(std::string(key.str())))
       bad(c, node,

@@ -21,7 +21,7 @@ struct helix_call {
 namespace helix {
 namespace {
 
-constexpr std::size_t kMaxStateBytes = 64 * 1024;
+constexpr std::size_t kMaxStateBytes = std::size_t{64} * 1024;
 constexpr std::size_t kSummaryChars = 200;
 
 // `s` as valid UTF-8, copied once; `repaired` (when given) is set when it needed repair.

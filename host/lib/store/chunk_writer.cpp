@@ -150,95 +150,46 @@ void ChunkWriter::write_packs(PackCompressor* compressor) {
   }
 }
 
-void ChunkWriter::write_events() {
-  auto next_seq = db_.cached("SELECT next_seq FROM sessions WHERE uid = ?");
-  auto parent = db_.cached(
-      "SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
-      "ORDER BY ordinal DESC LIMIT 1");
-  auto call_tool = db_.cached(
-      "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
-      "LIMIT 1");
-  auto insert_event = db_.cached(R"sql(
+// The statements write_events uses for every event, leased once per chunk.
+struct ChunkWriter::EventStatements {
+  StatementLease next_seq, parent, call_tool, insert, bad_position;
+};
+
+ChunkWriter::EventStatements ChunkWriter::event_statements() {
+  return {db_.cached("SELECT next_seq FROM sessions WHERE uid = ?"),
+          db_.cached("SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
+                     "ORDER BY ordinal DESC LIMIT 1"),
+          db_.cached(
+              "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
+              "LIMIT 1"),
+          db_.cached(R"sql(
     INSERT INTO events (session_uid, seq, parent_seq, ts_ms, kind, role, tool, summary, uid,
       parent_uid, call_id, is_sidechain, model, source_id, generation, source_offset, ordinal,
       pack_id, payload_off, payload_len, text_off, text_len, shadowed)
     VALUES (:session_uid, :seq, :parent_seq, :ts_ms, :kind, :role, :tool, :summary, :uid,
       :parent_uid, :call_id, :is_sidechain, :model, :source_id, :generation, :source_offset,
       :ordinal, :pack_id, :payload_off, :payload_len, :text_off, :text_len, :shadowed)
-    ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql");
-  auto bad_position = db_.cached(R"sql(
+    ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql"),
+          db_.cached(R"sql(
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
-      at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
-  std::map<std::string, int64_t> seqs;
+      at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql")};
+}
+
+void ChunkWriter::write_events() {
+  EventStatements st = event_statements();
+  std::map<std::string, int64_t> seqs;  // the next seq of each session the chunk writes to
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
     const std::string uid = prefix_ + e.session_id;
     auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
     if (fresh) {
-      next_seq->bind(1, uid);
-      next_seq->step();
-      seq_it->second = next_seq->integer(0);
-      next_seq->reset();
+      st.next_seq->bind(1, uid);
+      st.next_seq->step();
+      seq_it->second = st.next_seq->integer(0);
+      st.next_seq->reset();
     }
-    const int64_t seq = seq_it->second;
-    insert_event->bind(":session_uid", uid);
-    if (shadow_[i])
-      insert_event->bind_null(":seq");
-    else
-      insert_event->bind(":seq", seq);
-    insert_event->bind_null(":parent_seq");
-    if (!e.parent_uid.empty() && !shadow_[i]) {
-      parent->bind(1, uid).bind(2, e.parent_uid);
-      if (parent->step()) insert_event->bind(":parent_seq", parent->integer(0));
-      parent->reset();
-    }
-    if (e.ts_ms > 0)
-      insert_event->bind(":ts_ms", e.ts_ms);
-    else
-      insert_event->bind_null(":ts_ms");
-    std::string tool = e.tool;
-    if (tool.empty() && !e.call_id.empty()) {
-      call_tool->bind(1, uid).bind(2, e.call_id);
-      if (call_tool->step()) tool = call_tool->text(0);
-      call_tool->reset();
-    }
-    insert_event->bind(":kind", e.kind)
-        .bind_text_or_null(":role", e.role)
-        .bind_text_or_null(":tool", tool)
-        .bind_text_or_null(":summary", e.summary)
-        .bind_text_or_null(":uid", e.uid)
-        .bind_text_or_null(":parent_uid", e.parent_uid)
-        .bind_text_or_null(":call_id", e.call_id)
-        .bind(":is_sidechain", static_cast<int64_t>((e.flags & HELIX_EVENT_SIDECHAIN) != 0))
-        .bind_text_or_null(":model", e.model)
-        .bind(":source_id", cursor_.id)
-        .bind(":generation", cursor_.generation)
-        .bind(":source_offset", static_cast<int64_t>(e.source_offset))
-        .bind(":ordinal", static_cast<int64_t>(e.ordinal));
-    const auto& slice = packs_->slices[i];
-    auto pack = pack_ids_.find(e.session_id);
-    if (pack != pack_ids_.end())
-      insert_event->bind(":pack_id", pack->second);
-    else
-      insert_event->bind_null(":pack_id");
-    for (const char* column : {":payload_off", ":payload_len", ":text_off", ":text_len"})
-      insert_event->bind_null(column);
-    if (slice.payload_off >= 0)
-      insert_event->bind(":payload_off", slice.payload_off).bind(":payload_len", slice.payload_len);
-    if (slice.text_off >= 0)
-      insert_event->bind(":text_off", slice.text_off).bind(":text_len", slice.text_len);
-    insert_event->bind(":shadowed", static_cast<int64_t>(shadow_[i]));
-    insert_event->run();
-    if (db_.changes() == 0) {  // an adapter bug: two events claim one position; keep the first
-      bad_position->bind(1, cursor_.id)
-          .bind(2, cursor_.generation)
-          .bind(3, static_cast<int64_t>(e.source_offset))
-          .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
-                               e.source_offset, e.ordinal))
-          .bind(5, now_)
-          .run();
-      continue;
-    }
+    const std::string tool = tool_of(st, uid, e);
+    if (!insert_event(st, i, uid, seq_it->second, tool)) continue;
     counts_[uid].add_event(e.kind, (e.flags & HELIX_EVENT_SIDECHAIN) != 0, shadow_[i], e.summary,
                            e.uid);
     if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
@@ -250,6 +201,81 @@ void ChunkWriter::write_events() {
   auto set_seq = db_.cached("UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now_).bind(3, uid).run();
   count_chunk_rows(db_, counts_, cursor_.id);
+}
+
+// A result names no tool: it inherits the tool of its call.
+std::string ChunkWriter::tool_of(EventStatements& st, const std::string& uid,
+                                 const EventRecord& e) {
+  if (!e.tool.empty() || e.call_id.empty()) return e.tool;
+  std::string tool;
+  st.call_tool->bind(1, uid).bind(2, e.call_id);
+  if (st.call_tool->step()) tool = st.call_tool->text(0);
+  st.call_tool->reset();
+  return tool;
+}
+
+// Inserts event i at `seq` (a shadow has none); false when an event already holds its
+// position, which is an adapter bug: the first stays and the second becomes a warning.
+bool ChunkWriter::insert_event(EventStatements& st, std::size_t i, const std::string& uid,
+                               int64_t seq, const std::string& tool) {
+  const auto& e = batch_.events[i];
+  Statement& insert = *st.insert;
+  insert.bind(":session_uid", uid);
+  if (shadow_[i])
+    insert.bind_null(":seq");
+  else
+    insert.bind(":seq", seq);
+  insert.bind_null(":parent_seq");
+  if (!e.parent_uid.empty() && !shadow_[i]) {
+    st.parent->bind(1, uid).bind(2, e.parent_uid);
+    if (st.parent->step()) insert.bind(":parent_seq", st.parent->integer(0));
+    st.parent->reset();
+  }
+  if (e.ts_ms > 0)
+    insert.bind(":ts_ms", e.ts_ms);
+  else
+    insert.bind_null(":ts_ms");
+  insert.bind(":kind", e.kind)
+      .bind_text_or_null(":role", e.role)
+      .bind_text_or_null(":tool", tool)
+      .bind_text_or_null(":summary", e.summary)
+      .bind_text_or_null(":uid", e.uid)
+      .bind_text_or_null(":parent_uid", e.parent_uid)
+      .bind_text_or_null(":call_id", e.call_id)
+      .bind(":is_sidechain", static_cast<int64_t>((e.flags & HELIX_EVENT_SIDECHAIN) != 0))
+      .bind_text_or_null(":model", e.model)
+      .bind(":source_id", cursor_.id)
+      .bind(":generation", cursor_.generation)
+      .bind(":source_offset", static_cast<int64_t>(e.source_offset))
+      .bind(":ordinal", static_cast<int64_t>(e.ordinal));
+  bind_pack_slice(insert, i);
+  insert.bind(":shadowed", static_cast<int64_t>(shadow_[i]));
+  insert.run();
+  if (db_.changes() > 0) return true;
+  st.bad_position->bind(1, cursor_.id)
+      .bind(2, cursor_.generation)
+      .bind(3, static_cast<int64_t>(e.source_offset))
+      .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
+                           e.source_offset, e.ordinal))
+      .bind(5, now_)
+      .run();
+  return false;
+}
+
+// Where event i's payload and text sit in its session's pack (NULL: it has none).
+void ChunkWriter::bind_pack_slice(Statement& insert, std::size_t i) const {
+  const auto& slice = packs_->slices[i];
+  auto pack = pack_ids_.find(batch_.events[i].session_id);
+  if (pack != pack_ids_.end())
+    insert.bind(":pack_id", pack->second);
+  else
+    insert.bind_null(":pack_id");
+  for (const char* column : {":payload_off", ":payload_len", ":text_off", ":text_len"})
+    insert.bind_null(column);
+  if (slice.payload_off >= 0)
+    insert.bind(":payload_off", slice.payload_off).bind(":payload_len", slice.payload_len);
+  if (slice.text_off >= 0)
+    insert.bind(":text_off", slice.text_off).bind(":text_len", slice.text_len);
 }
 
 void ChunkWriter::write_usage() {

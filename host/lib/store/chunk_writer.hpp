@@ -46,7 +46,12 @@ class ChunkWriter {
   const CommitStats& stats() const { return stats_; }
 
  private:
-  std::string uid_of(const std::string& native_id) const { return prefix_ + native_id; }
+  struct EventStatements;
+  EventStatements event_statements();
+  std::string tool_of(EventStatements& st, const std::string& uid, const EventRecord& e);
+  bool insert_event(EventStatements& st, std::size_t i, const std::string& uid, int64_t seq,
+                    const std::string& tool);
+  void bind_pack_slice(Statement& insert, std::size_t i) const;
 
   Database& db_;
   const SourceCursor& cursor_;
