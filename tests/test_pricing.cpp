@@ -103,7 +103,10 @@ BOOST_AUTO_TEST_CASE(model_names_resolve_across_their_spellings) {
 BOOST_AUTO_TEST_CASE(a_prompt_above_the_threshold_bills_the_whole_call_at_long_context_rates) {
   const PriceBook b = book();
   const ModelPrice& p = *b.find("claude-long-1");
-  CallTokens at{.input = 10'000, .output = 2'000, .cache_read = 140'000, .cache_write = 50'000,
+  CallTokens at{.input = 10'000,
+                .output = 2'000,
+                .cache_read = 140'000,
+                .cache_write = 50'000,
                 .cache_write_1h = 20'000};  // prompt exactly 200,000
   // 10,000 × 3e-6 + 2,000 × 15e-6 + 140,000 × 0.3e-6 + 30,000 × 3.75e-6 + 20,000 × 6e-6
   // = 0.03 + 0.03 + 0.042 + 0.1125 + 0.12
@@ -140,8 +143,7 @@ BOOST_AUTO_TEST_CASE(one_hour_cache_writes_are_billed_at_their_own_rate) {
              boost::test_tools::tolerance(1e-12));
   // More 1-hour tokens than writes (a malformed record) are capped at the writes.
   const CallTokens odd{.cache_write = 100, .cache_write_1h = 500};
-  BOOST_TEST(b.find("claude-long-1")->cost(odd) == 100 * 6e-6,
-             boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(b.find("claude-long-1")->cost(odd) == 100 * 6e-6, boost::test_tools::tolerance(1e-15));
 }
 
 // OpenAI, xAI and Gemini bill no cache writes; a cache price LiteLLM does not give is the
@@ -169,8 +171,7 @@ BOOST_AUTO_TEST_CASE(bad_files_are_refused_with_the_reason) {
              "token), not \"cheap\"");
   BOOST_TEST(error_of(R"({"gpt-9": {"litellm_provider": "openai",
       "input_cost_per_token": 1e-06, "output_cost_per_token": -1e-06}})")
-                 .find("output_cost_per_token must be a non-negative number") !=
-             std::string::npos);
+                 .find("output_cost_per_token must be a non-negative number") != std::string::npos);
   // Prices per million tokens where LiteLLM gives them per token.
   BOOST_TEST(error_of(R"({"gpt-9": {"litellm_provider": "openai",
       "input_cost_per_token": 2.5, "output_cost_per_token": 10}})")

@@ -1,13 +1,13 @@
 #include "pricing/price_book.hpp"
 
+#include <fmt/format.h>
+#include <xxhash.h>
 #include <algorithm>
 #include <array>
 #include <boost/json.hpp>
 #include <cctype>
 #include <charconv>
-#include <fmt/format.h>
 #include <tuple>
-#include <xxhash.h>
 
 namespace helix {
 
@@ -18,8 +18,8 @@ namespace {
 namespace json = boost::json;
 
 // The vendors of the agents Helix reads, as LiteLLM names their own APIs.
-constexpr std::string_view kFirstParty[] = {"anthropic", "openai", "text-completion-openai",
-                                            "xai", "gemini"};
+constexpr std::string_view kFirstParty[] = {"anthropic", "openai", "text-completion-openai", "xai",
+                                            "gemini"};
 // A rate above this is a price per million tokens given where LiteLLM gives one per token.
 constexpr double kMaxRate = 0.01;
 
@@ -45,8 +45,7 @@ std::string_view text_of(const json::object& o, std::string_view key) {
 // Bedrock's base-region Claude entries ("anthropic.claude-…") for older Claude models.
 bool prices_agent_calls(std::string_view key, const json::object& entry) {
   const std::string_view mode = text_of(entry, "mode");
-  if (!mode.empty() && mode != "chat" && mode != "responses" && mode != "completion")
-    return false;
+  if (!mode.empty() && mode != "chat" && mode != "responses" && mode != "completion") return false;
   if (!entry.contains("input_cost_per_token") || !entry.contains("output_cost_per_token"))
     return false;
   const std::string_view provider = text_of(entry, "litellm_provider");
@@ -77,9 +76,10 @@ std::optional<std::pair<std::size_t, int64_t>> rate_field(std::string_view name)
 double checked_rate(const json::value& v, std::string_view key, std::string_view field,
                     const std::string& origin) {
   if (!v.is_number() || v.to_number<double>() < 0)
-    throw PriceBookError(fmt::format("{}: \"{}\".{} must be a non-negative number (USD per "
-                                     "token), not {}",
-                                     origin, key, field, json::serialize(v)));
+    throw PriceBookError(
+        fmt::format("{}: \"{}\".{} must be a non-negative number (USD per "
+                    "token), not {}",
+                    origin, key, field, json::serialize(v)));
   const double rate = v.to_number<double>();
   if (rate > kMaxRate)
     throw PriceBookError(fmt::format(
@@ -143,8 +143,8 @@ std::string canonical_name(std::string_view model) {
   for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (auto vendor = name.find("anthropic."); vendor != std::string::npos) {
     const std::string_view region = std::string_view(name).substr(0, vendor);
-    static constexpr std::string_view kRegions[] = {"",    "global.", "us.", "eu.",
-                                                    "apac.", "au.",   "jp.", "ca.", "us-gov."};
+    static constexpr std::string_view kRegions[] = {"",    "global.", "us.", "eu.",    "apac.",
+                                                    "au.", "jp.",     "ca.", "us-gov."};
     if (std::find(std::begin(kRegions), std::end(kRegions), region) != std::end(kRegions))
       name.erase(0, vendor + 10);
   }
@@ -191,8 +191,7 @@ double ModelPrice::cost(const CallTokens& call) const {
   for (const auto& t : tiers)
     if (prompt > t.above_tokens) r = &t.rates;
   const int64_t one_hour = std::clamp<int64_t>(call.cache_write_1h, 0, call.cache_write);
-  return static_cast<double>(call.input) * r->input +
-         static_cast<double>(call.output) * r->output +
+  return static_cast<double>(call.input) * r->input + static_cast<double>(call.output) * r->output +
          static_cast<double>(call.cache_read) * r->cache_read +
          static_cast<double>(call.cache_write - one_hour) * r->cache_write +
          static_cast<double>(one_hour) * r->cache_write_1h;

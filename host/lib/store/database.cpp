@@ -68,8 +68,8 @@ Statement& Statement::bind_text_or_null(int index, std::string_view text) {
 int Statement::index_of(const char* name) const {
   const int index = sqlite3_bind_parameter_index(stmt_, name);
   if (index == 0)
-    throw std::logic_error(fmt::format("SQL statement has no parameter {}: {}", name,
-                                       sqlite3_sql(stmt_)));
+    throw std::logic_error(
+        fmt::format("SQL statement has no parameter {}: {}", name, sqlite3_sql(stmt_)));
   return index;
 }
 
