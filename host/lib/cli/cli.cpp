@@ -11,6 +11,7 @@
 #include "cli/cost_notes.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"
+#include "store/price_store.hpp"
 #include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
@@ -140,7 +141,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
       std::cout << boost::json::serialize(session_json(s));
     });
     std::cout << "]\n";
-    warn_if_costs_stale(store);
+    warn_if_costs_stale(store, effective_price_book(store));
     warn_unpriced_sessions(store, unpriced);
     return kExitOk;
   }
@@ -155,7 +156,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
                              s.repo, s.title.substr(0, 60));
   });
   std::cout << fmt::format("{} sessions\n", n);
-  warn_if_costs_stale(store);
+  warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced_sessions(store, unpriced);
   return kExitOk;
 }
@@ -166,7 +167,7 @@ int show_evicted(Store& store, const Config& config, const SessionRow& session, 
   boost::json::value digest_json = nullptr;
   if (digest) digest_json = boost::json::parse(digest->json);
   const auto unpriced = session_unpriced_models(store, session.uid);
-  warn_if_costs_stale(store);
+  warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced(unpriced);
   if (json) {
     std::cout << boost::json::serialize(
@@ -199,7 +200,7 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   if (session->evicted_at_ms > 0) return show_evicted(store, config, *session, vm.count("json"));
   auto events = store.events(uid, vm.count("bodies") > 0 || vm.count("json") > 0);
   const auto unpriced = session_unpriced_models(store, session->uid);
-  warn_if_costs_stale(store);
+  warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced(unpriced);
   if (vm.count("json")) {
     boost::json::array list;

@@ -60,14 +60,14 @@ std::string shell_quote(std::string_view text) {
 // digest has them), with what the agent said it cost beside it: the digest shows the price
 // book's current figures. A digest without a `cost` object is shown as its digester wrote it.
 void put_host_cost(boost::json::object& doc, Store& store, const SessionRow& session,
-                   const std::vector<UnpricedModel>& unpriced) {
+                   const std::vector<UnpricedModel>& unpriced, const PriceBook& book) {
   auto* cost = doc.if_contains("cost");
   if (!cost || !cost->is_object()) return;
   auto& c = cost->get_object();
   c["cost_usd"] = session.cost_usd.value_or(0);
   c["agent_cost_usd"] = session.agent_cost_usd ? boost::json::value(*session.agent_cost_usd)
                                                : boost::json::value(nullptr);
-  c["prices_as_of"] = effective_price_book(store).source();
+  c["prices_as_of"] = book.source();
   boost::json::array names;
   for (const auto& u : unpriced) names.push_back(boost::json::value(u.model));
   c["unpriced_models"] = std::move(names);
@@ -107,8 +107,9 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
   std::vector<UnpricedModel> unpriced;
   if (session && doc.is_object()) {
     unpriced = session_unpriced_models(store, session->uid);
-    put_host_cost(doc.get_object(), store, *session, unpriced);
-    warn_if_costs_stale(store);
+    const PriceBook book = effective_price_book(store);
+    put_host_cost(doc.get_object(), store, *session, unpriced, book);
+    warn_if_costs_stale(store, book);
   }
   warn_unpriced(unpriced);
   if (vm.count("json")) {
@@ -175,7 +176,8 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
     throw UsageError(e.what());
   }
   const auto unpriced = unpriced_models(store, since, option(vm, "flavor"));
-  warn_if_costs_stale(store);
+  const PriceBook book = effective_price_book(store);
+  warn_if_costs_stale(store, book);
   warn_unpriced(unpriced);
   UsageLine total;
   for (const auto& l : lines) {
@@ -213,7 +215,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
                      boost::json::object{{"totals", fields(total)},
                                          {"rows", std::move(rows)},
                                          {"unpriced_models", unpriced_json(unpriced)},
-                                         {"prices", effective_price_book(store).source()}})
+                                         {"prices", book.source()}})
               << "\n";
     return kExitOk;
   }

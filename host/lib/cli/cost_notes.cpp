@@ -47,9 +47,8 @@ std::string cost_line(const SessionRow& s) {
   return line;
 }
 
-void warn_if_costs_stale(Store& store) {
+void warn_if_costs_stale(Store& store, const PriceBook& book) {
   const auto state = pricing_state(store);
-  const PriceBook book = effective_price_book(store);
   if (!state)
     std::cerr << "helix-host: warning: the costs in this store were not computed by the host "
                  "yet; the next 'helix-host sweep' prices them\n";

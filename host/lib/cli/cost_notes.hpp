@@ -23,8 +23,8 @@ void warn_unpriced_sessions(Store& store, const std::vector<std::string>& uids);
 // "cost $1.234567 at the price book's prices; the agent's own figure $1.200000" (`show`).
 std::string cost_line(const SessionRow& session);
 
-// One line on stderr when the stored costs were priced with another book than the one this
-// helix-host would use (a newer helix-host, before its first sweep), or not yet priced.
-void warn_if_costs_stale(Store& store);
+// One line on stderr when the stored costs were priced with another book than `book`, the one
+// this helix-host prices with (a newer helix-host, before its first sweep), or not yet priced.
+void warn_if_costs_stale(Store& store, const PriceBook& book);
 
 }  // namespace helix
