@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_SUITE(layout)
 BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_ABI_MAJOR == 1);
   // A new minor appends members: add its goldens below, then raise this number.
-  BOOST_TEST(HELIX_ABI_MINOR == 2);
+  BOOST_TEST(HELIX_ABI_MINOR == 3);
   BOOST_TEST(HELIX_OK == 0);
   BOOST_TEST(HELIX_ERROR == 1);
   BOOST_TEST(HELIX_KIND_ADAPTER == 1);
@@ -36,6 +36,7 @@ BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_LAYOUT_LINES == 1);
   BOOST_TEST(HELIX_LAYOUT_DOCUMENT == 2);
   BOOST_TEST(HELIX_EVENT_SIDECHAIN == 1u);
+  BOOST_TEST(HELIX_USAGE_AGENT_TOTAL == 2u);  // 1.3
   BOOST_TEST(std::string(HELIX_ENTRY_SYMBOL) == "helix_plugin_query");
   BOOST_TEST(sizeof(helix_status) == 4u);
 }
@@ -47,7 +48,7 @@ BOOST_AUTO_TEST_CASE(struct_sizes_abi_1_0) {
   BOOST_TEST(sizeof(helix_host_api) == 24u);
   BOOST_TEST(sizeof(helix_session) == 136u);
   BOOST_TEST(sizeof(helix_event) == 208u);
-  BOOST_TEST(sizeof(helix_usage) == 128u);
+  BOOST_TEST(offsetof(helix_usage, cost_usd) + sizeof(double) == 128u);  // 1.0 ended there
   BOOST_TEST(sizeof(helix_emit_api) == 48u);
   BOOST_TEST(sizeof(helix_source_pattern) == 16u);
   BOOST_TEST(sizeof(helix_probe_input) == 48u);
@@ -188,6 +189,12 @@ BOOST_AUTO_TEST_CASE(struct_layout_abi_1_2) {
   HELIX_GOLDEN_OFFSET(helix_digester_vtable, resume_session, 56);
 }
 
+// ABI 1.3 appended the 1-hour part of the cache writes to a usage record.
+BOOST_AUTO_TEST_CASE(struct_layout_abi_1_3) {
+  BOOST_TEST(sizeof(helix_usage) == 136u);
+  HELIX_GOLDEN_OFFSET(helix_usage, cache_creation_1h_tokens, 128);
+}
+
 #else
 #error "the ABI goldens are for x86_64 (LP64); add this platform's goldens"
 #endif
@@ -280,6 +287,7 @@ BOOST_AUTO_TEST_CASE(every_record_member_arrives_intact) {
   BOOST_TEST(u.cache_creation_tokens == 44);
   BOOST_TEST(u.reasoning_tokens == 5);
   BOOST_TEST(u.cost_usd == 0.25);
+  BOOST_TEST(u.cache_creation_1h_tokens == 40);  // 1.3
 
   BOOST_TEST_REQUIRE(batch.warnings.size() == 1u);
   BOOST_TEST(batch.warnings[0].source_offset == 1000u);

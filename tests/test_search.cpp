@@ -292,6 +292,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     ALTER TABLE digests DROP COLUMN covered_events;
     ALTER TABLE digests DROP COLUMN covered_untimed;
     {}
+    {}
     DROP TRIGGER usage_rollup_stale_insert;  -- and what version 10 added
     DROP TRIGGER usage_rollup_stale_delete;
     DROP TRIGGER usage_rollup_stale_update;
@@ -303,7 +304,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "
                                 "SELECT id, tool, body FROM old_rows ORDER BY id;"
                               : "INSERT INTO search_backlog SELECT id FROM events;",
-                      helix::test::kUndoSchema11));
+                      helix::test::kUndoSchema12, helix::test::kUndoSchema11));
 }
 
 void check_migrated(const RecallHome& home, const std::string& expected) {

@@ -172,6 +172,7 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
   note_session(r);
 
   emitted_ = 0;
+  if (type == "cost-state") emit_agent_totals(r);
   if (type == "user")
     map_user(r);
   else if (type == "assistant")
@@ -354,16 +355,42 @@ void RecordMapper::emit_usage(const Record& r, const bj::object& message, std::s
   u.input_tokens = num(*usage, "input_tokens");  // Claude's input already excludes the cache
   u.output_tokens = num(*usage, "output_tokens");
   u.cache_read_tokens = num(*usage, "cache_read_input_tokens");
+  auto* split = obj(*usage, "cache_creation");  // since 2.1.5: 5-minute and 1-hour writes
+  if (split) u.cache_creation_1h_tokens = num(*split, "ephemeral_1h_input_tokens");
   u.cache_creation_tokens = num(*usage, "cache_creation_input_tokens", -1);
-  if (u.cache_creation_tokens < 0) {
-    auto* split = obj(*usage, "cache_creation");
+  if (u.cache_creation_tokens < 0)
     u.cache_creation_tokens =
-        split ? num(*split, "ephemeral_5m_input_tokens") + num(*split, "ephemeral_1h_input_tokens")
-              : 0;
-  }
+        split ? num(*split, "ephemeral_5m_input_tokens") + u.cache_creation_1h_tokens : 0;
   if (auto* cost = r.o.if_contains("costUSD"); cost && cost->is_number())
     u.cost_usd = json::real(cost);
   ctx_.usage(u);
+}
+
+// Claude Code's own running cost of the session (cost-state, 2.1.3xx): one agent total per
+// model of modelUsage (else one of totalCostUSD), keyed by session and model so the host keeps
+// the latest; the record itself is also kept as an event.
+void RecordMapper::emit_agent_totals(const Record& r) {
+  Usage u;
+  u.session_id = r.session_id;
+  u.source_offset = r.offset;
+  u.flags = r.flags | HELIX_USAGE_AGENT_TOTAL;
+  u.ts_ms = r.ts_ms;
+  std::string key;
+  auto emit_total = [&](std::string_view model, double usd) {
+    key = "cost-state/" + std::string(r.session_id) + "/" + std::string(model);
+    u.key = key;
+    u.model = model;
+    u.cost_usd = usd;
+    ctx_.usage(u);
+  };
+  if (auto* models = obj(r.o, "modelUsage"); models && !models->empty()) {
+    for (const auto& [model, use] : *models)
+      if (auto* cost = use.is_object() ? use.get_object().if_contains("costUSD") : nullptr;
+          cost && cost->is_number())
+        emit_total(model, json::real(cost));
+  } else if (auto* total = r.o.if_contains("totalCostUSD"); total && total->is_number()) {
+    emit_total("", json::real(total));
+  }
 }
 
 // ---- system and the rest ----------------------------------------------------------------------

@@ -46,6 +46,7 @@ class RecordMapper {
   void map_assistant_block(const Record& r, uint32_t ordinal, const boost::json::object& block,
                            std::string_view model);
   void emit_usage(const Record& r, const boost::json::object& message, std::string_view model);
+  void emit_agent_totals(const Record& r);
   void map_system(const Record& r);
   void map_other(const Record& r);
   Event event_of(const Record& r, uint32_t ordinal, std::string_view kind,

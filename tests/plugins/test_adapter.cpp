@@ -76,7 +76,8 @@ class TestAdapter final : public helix::Adapter {
                .cache_read_tokens = 33,
                .cache_creation_tokens = 44,
                .reasoning_tokens = 5,
-               .cost_usd = 0.25});
+               .cost_usd = 0.25,
+               .cache_creation_1h_tokens = 40});
   }
 };
 

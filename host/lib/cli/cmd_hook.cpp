@@ -1,10 +1,10 @@
 #include "cli/cmd_hook.hpp"
 
+#include "app/pipeline.hpp"
+#include "app/session_sources.hpp"
 #include "base/private_files.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/exit_codes.hpp"
-#include "app/pipeline.hpp"
-#include "app/session_sources.hpp"
 #include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 

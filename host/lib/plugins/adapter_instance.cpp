@@ -4,7 +4,9 @@
 #include "privacy/redactor.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <stdexcept>
 
 // The host's definition of the ABI's opaque per-call context.
@@ -150,6 +152,9 @@ void emit_usage(helix_call* call, const helix_usage* u) {
   r.cache_creation_tokens = clamp(u->cache_creation_tokens);
   r.reasoning_tokens = clamp(u->reasoning_tokens);
   r.cost_usd = u->cost_usd;
+  if (u->struct_size >= offsetof(helix_usage, cache_creation_1h_tokens) + sizeof(int64_t))
+    r.cache_creation_1h_tokens =
+        std::min(clamp(u->cache_creation_1h_tokens), r.cache_creation_tokens);
   call->batch->usage.push_back(std::move(r));
 }
 

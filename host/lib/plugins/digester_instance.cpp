@@ -134,6 +134,7 @@ void DigesterInstance::usage(const SessionRow& s, const StoredUsage& u) const {
   c.cache_creation_tokens = u.cache_creation_tokens;
   c.reasoning_tokens = u.reasoning_tokens;
   c.cost_usd = u.cost_usd;
+  c.cache_creation_1h_tokens = u.cache_creation_1h_tokens;
   plugin_.digester->usage(instance_, &c);
 }
 

@@ -282,15 +282,16 @@ void ChunkWriter::write_usage() {
   auto usage = db_.cached(R"sql(
     INSERT INTO usage (key, session_uid, source_id, is_sidechain, ts_ms, model, input_tokens,
       output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd,
-      source_offset)
+      source_offset, cache_creation_1h_tokens)
     VALUES (:key, :session_uid, :source_id, :is_sidechain, :ts_ms, :model, :input_tokens,
       :output_tokens, :cache_read_tokens, :cache_creation_tokens, :reasoning_tokens, :cost_usd,
-      :source_offset)
+      :source_offset, :cache_creation_1h_tokens)
     ON CONFLICT (key) DO UPDATE SET source_id = excluded.source_id, ts_ms = excluded.ts_ms,
       source_offset = excluded.source_offset,
       model = COALESCE(excluded.model, model), input_tokens = excluded.input_tokens,
       output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
       cache_creation_tokens = excluded.cache_creation_tokens,
+      cache_creation_1h_tokens = excluded.cache_creation_1h_tokens,
       reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd
     WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
           excluded.cache_creation_tokens >
@@ -301,12 +302,30 @@ void ChunkWriter::write_usage() {
   auto stored_usage = db_.cached(
       "SELECT input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, "
       "reasoning_tokens, cost_usd IS NOT NULL FROM usage WHERE key = ?");
+  // An agent's running total of what the session cost: the latest record of a key wins.
+  auto agent_total = db_.cached(R"sql(
+    INSERT INTO agent_costs (key, session_uid, source_id, source_offset, model, cost_usd)
+    VALUES (:key, :session_uid, :source_id, :source_offset, :model, :cost_usd)
+    ON CONFLICT (key) DO UPDATE SET session_uid = excluded.session_uid,
+      source_id = excluded.source_id, source_offset = excluded.source_offset,
+      model = excluded.model, cost_usd = excluded.cost_usd)sql");
   std::map<std::string, SessionUsageCounts> usage_counts;
   for (std::size_t i = 0; i < batch_.usage.size(); ++i) {
     const auto& u = batch_.usage[i];
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor_.id, cursor_.generation,
                                                   u.source_offset, i)
                                     : prefix_ + u.key;
+    if (u.agent_total()) {
+      if (u.cost_usd < 0) continue;  // a total without a cost says nothing
+      agent_total->bind(":key", key)
+          .bind(":session_uid", prefix_ + u.session_id)
+          .bind(":source_id", cursor_.id)
+          .bind(":source_offset", static_cast<int64_t>(u.source_offset))
+          .bind_text_or_null(":model", u.model)
+          .bind(":cost_usd", u.cost_usd)
+          .run();
+      continue;
+    }
     usage->bind(":key", key)
         .bind(":session_uid", prefix_ + u.session_id)
         .bind(":source_id", cursor_.id)
@@ -325,7 +344,8 @@ void ChunkWriter::write_usage() {
       usage->bind(":cost_usd", u.cost_usd);
     else
       usage->bind_null(":cost_usd");
-    usage->bind(":source_offset", static_cast<int64_t>(u.source_offset));
+    usage->bind(":source_offset", static_cast<int64_t>(u.source_offset))
+        .bind(":cache_creation_1h_tokens", u.cache_creation_1h_tokens);
     SessionUsageCounts old;  // what the replaced row held, if the key has one
     stored_usage->bind(1, key);
     if (stored_usage->step()) {

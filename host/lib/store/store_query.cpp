@@ -28,7 +28,9 @@ constexpr const char* kCountedListing = R"sql(
       s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
       s.evicted_at_ms, s.schema_version, s.event_count, s.user_msg_count, s.retry_count,
       s.source_bytes, s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
-      s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title
+      s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title,
+      s.cost_usd, s.agent_cost_usd, s.unpriced_tokens, COALESCE(s.tool_calls, 0),
+      COALESCE(s.infra_tool_calls, 0)
     FROM sessions s
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
@@ -49,7 +51,8 @@ constexpr const char* kUncountedListing = R"sql(
          AND e.shadowed = 0),
       (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
          (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
-      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title
+      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title,
+      NULL, NULL, 0, 0, 0
     FROM sessions s
     LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
                  SUM(cache_read_tokens) AS cache_read,
@@ -78,7 +81,12 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
                            const std::function<void(const SessionRow&)>& visit) {
   // Schema 11 keeps the counts and usage sums in the session's row; a read-only command on an
   // older store counts them from the rows (seconds at 100,000 sessions).
-  std::string sql = user_version(db_) >= 11 ? kCountedListing : kUncountedListing;
+  const int version = user_version(db_);
+  std::string sql = version >= 11 ? kCountedListing : kUncountedListing;
+  if (version == 11)  // read-only, before host-priced costs (schema 12)
+    sql.replace(sql.find("s.cost_usd, s.agent_cost_usd, s.unpriced_tokens"), 47, "NULL, NULL, 0")
+        .replace(sql.find("COALESCE(s.tool_calls, 0)"), 25, "0")
+        .replace(sql.find("COALESCE(s.infra_tool_calls, 0)"), 31, "0");
   // One session: plain `= ?4` terms, so that both lookups use their index (an `OR` with the
   // empty case would make each lookup scan every session and every usage row: the digest pass
   // does one lookup per session).
@@ -127,6 +135,11 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
                        &r.usage.reasoning_tokens};
     for (int i = 0; i < 16; ++i) *ints[i] = q.integer(14 + i);
     r.usage.cost_usd = q.real(30);
+    if (!q.is_null(32)) r.cost_usd = q.real(32);
+    if (!q.is_null(33)) r.agent_cost_usd = q.real(33);
+    r.unpriced_tokens = q.integer(34);
+    r.tool_calls = q.integer(35);
+    r.infra_tool_calls = q.integer(36);
     if (r.title.empty()) {  // the agent gave none: the one derived from the first prompt
       r.title = q.text(31);
       r.title_derived = !r.title.empty();
@@ -299,7 +312,8 @@ int64_t measured_tier2_bytes(Store& store) {
   Database& db = store.database();
   // The usage ledger is Tier 2: one small row per model call, kept with the digests.
   return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events', 'usage',
-      'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records')
+      'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records',
+      'agent_costs', 'imported_prices', 'pricing_state')
       OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
 }
 }  // namespace helix

@@ -48,6 +48,7 @@ struct Usage {
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
           reasoning_tokens = 0;
   double cost_usd = -1;
+  int64_t cache_creation_1h_tokens = 0;  // the 1-hour part of cache_creation_tokens (ABI 1.3)
 };
 
 struct Probe {
@@ -126,6 +127,7 @@ class ParseContext {
     c.cache_creation_tokens = u.cache_creation_tokens;
     c.reasoning_tokens = u.reasoning_tokens;
     c.cost_usd = u.cost_usd;
+    c.cache_creation_1h_tokens = u.cache_creation_1h_tokens;
     emit_->usage(call_, &c);
   }
 

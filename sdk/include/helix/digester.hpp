@@ -186,6 +186,8 @@ struct DigesterGlue {
       v.cache_creation_tokens = u->cache_creation_tokens;
       v.reasoning_tokens = u->reasoning_tokens;
       v.cost_usd = u->cost_usd;
+      if (u->struct_size >= offsetof(helix_usage, cache_creation_1h_tokens) + sizeof(int64_t))
+        v.cache_creation_1h_tokens = u->cache_creation_1h_tokens;  // a 1.3 host or newer
       digester.usage(v);
     });
   }

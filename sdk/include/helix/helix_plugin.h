@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define HELIX_ABI_MAJOR 1
-#define HELIX_ABI_MINOR 2
+#define HELIX_ABI_MINOR 3
 
 #if defined(_WIN32)
 #define HELIX_EXPORT __declspec(dllexport)
@@ -65,6 +65,11 @@ typedef int32_t helix_status;
 
 /* Event flags. */
 #define HELIX_EVENT_SIDECHAIN 1u /* belongs to a subagent/sidechain conversation */
+/* Usage flag (ABI 1.3): not a model call but the agent's own running total of what the session
+ * cost so far (e.g. Claude Code's cost-state records), in cost_usd, per key; the host keeps the
+ * latest record of each key, shows it beside its own priced cost, and counts no tokens or call
+ * for it. Older hosts take it for a call without tokens. */
+#define HELIX_USAGE_AGENT_TOTAL 2u
 
 /* Opaque host context of one call. OWNERSHIP: host-owned, valid only during that call. */
 typedef struct helix_call helix_call;
@@ -134,7 +139,7 @@ typedef struct helix_usage {
                            + requestId). Records with equal keys are one call: the host keeps
                            the one with the largest total. Empty = this record is unique. */
   uint64_t source_offset;
-  uint32_t flags; /* HELIX_EVENT_SIDECHAIN */
+  uint32_t flags; /* HELIX_EVENT_SIDECHAIN, HELIX_USAGE_AGENT_TOTAL */
   int64_t ts_ms;
   helix_str model;
   int64_t input_tokens;
@@ -143,6 +148,9 @@ typedef struct helix_usage {
   int64_t cache_creation_tokens;
   int64_t reasoning_tokens;
   double cost_usd; /* cost reported by the agent itself; negative = not reported */
+  /* ABI 1.3 (read struct_size first): the part of cache_creation_tokens written to the 1-hour
+   * cache, billed at its own rate (Claude's usage.cache_creation.ephemeral_1h_input_tokens). */
+  int64_t cache_creation_1h_tokens;
 } helix_usage;
 
 /* Callbacks an adapter calls during parse(). OWNERSHIP: host-owned, valid during the call;
