@@ -192,6 +192,25 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
   return row;
 }
 
+std::vector<DigestRow> session_digests(Store& store, const std::string& uid) {
+  require_tier2(store);
+  auto st = store.database().prepare(
+      "SELECT digester, digester_version, digested_at_ms, json FROM digests "
+      "WHERE session_uid = ? ORDER BY digester");
+  st.bind(1, uid);
+  std::vector<DigestRow> out;
+  while (st.step()) {
+    DigestRow row;
+    row.session_uid = uid;
+    row.digester = st.text(0);
+    row.version = st.text(1);
+    row.digested_at_ms = st.integer(2);
+    row.json = st.text(3);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 namespace {
 
 // One usage_days row's values: a session's calls and tokens on one day with one model.
@@ -490,6 +509,32 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
     l.calls = st.integer(6);
     l.cost_usd = st.real(7);
     out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<UsageCell> usage_cells(Store& store, const std::string& since_day,
+                                   const std::string& until_day) {
+  require_tier2(store);
+  auto st = store.database().prepare(R"sql(
+    SELECT d.day, d.model, s.flavor, COALESCE(s.repo, ''), SUM(d.input_tokens),
+      SUM(d.output_tokens), SUM(d.cache_creation_tokens), SUM(d.cache_read_tokens),
+      SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day >= ?1 AND (?2 = '' OR d.day <= ?2)
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4)sql");
+  st.bind(1, since_day).bind(2, until_day);
+  std::vector<UsageCell> out;
+  while (st.step()) {
+    UsageCell c{st.text(0), st.text(1), st.text(2), st.text(3), {}};
+    c.totals.input_tokens = st.integer(4);
+    c.totals.output_tokens = st.integer(5);
+    c.totals.cache_creation_tokens = st.integer(6);
+    c.totals.cache_read_tokens = st.integer(7);
+    c.totals.reasoning_tokens = st.integer(8);
+    c.totals.calls = st.integer(9);
+    c.totals.cost_usd = st.real(10);
+    out.push_back(std::move(c));
   }
   return out;
 }

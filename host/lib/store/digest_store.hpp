@@ -61,6 +61,8 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
 
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester);
+// Every digest of the session, one per digester, by digester name.
+std::vector<DigestRow> session_digests(Store& store, const std::string& uid);
 
 // Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
 // usage_days rows from the usage ledger with costs from `primary` (the primary digester's
@@ -139,6 +141,16 @@ struct UsageLine {
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
                                     UsageSource source = UsageSource::rollup_when_current);
+
+// usage_days summed per (day, model, flavor, repo), for days from `since_day` to `until_day`
+// (YYYY-MM-DD, inclusive; "" = open): what reports group and filter further (by repository
+// scope, by day and flavor) without a query per grouping.
+struct UsageCell {
+  std::string day, model, flavor, repo;
+  UsageLine totals;  // key unused
+};
+std::vector<UsageCell> usage_cells(Store& store, const std::string& since_day,
+                                   const std::string& until_day);
 
 // The Tier 2 tables, for the status size measurement and for documentation.
 inline constexpr const char* kTier2Tables[] = {
