@@ -1,4 +1,4 @@
-// The recall commands: search, export, resume and report (docs/operations.md).
+// The recall commands: search, export, resume, report and the MCP server (docs/operations.md).
 #pragma once
 
 #include <string>
@@ -15,5 +15,6 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args);
 int cmd_export(const Globals& g, const std::vector<std::string>& args);
 int cmd_resume(const Globals& g, const std::vector<std::string>& args);
 int cmd_report(const Globals& g, const std::vector<std::string>& args);
+int cmd_mcp(const Globals& g, const std::vector<std::string>& args);
 
 }  // namespace helix
