@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -39,6 +40,21 @@ std::string prompt_argument(const EventRow& call) {
 }
 
 std::string head(const std::string& text) { return text.substr(0, kPromptCompareBytes); }
+
+// The step an event of this kind is, when it has words; nullopt for bookkeeping kinds. (Calls,
+// their results and compaction markers are told apart before.)
+std::optional<StepKind> plain_step(const std::string& kind) {
+  static const std::map<std::string, StepKind> kSteps = {
+      {"user_msg", StepKind::prompt},
+      {"assistant_msg", StepKind::answer},
+      {"thinking", StepKind::thinking},
+      {"error", StepKind::error},
+      {"human_intervention", StepKind::interruption},
+      {"decision", StepKind::decision},
+      {"tool_result", StepKind::tool_result}};  // a result that names no call
+  const auto it = kSteps.find(kind);
+  return it == kSteps.end() ? std::nullopt : std::optional<StepKind>(it->second);
+}
 
 class Builder {
  public:
@@ -148,22 +164,11 @@ class Builder {
         steps.push_back(call_step(i));
       } else if (is_result(e)) {
         if (!call_of_id_.count(e.call_id)) steps.push_back({StepKind::tool_result, i});
-      } else if (!has_words(e)) {
-        ++c_.hidden;
-      } else if (e.kind == "user_msg") {
-        steps.push_back({StepKind::prompt, i});
-      } else if (e.kind == "assistant_msg") {
-        steps.push_back({StepKind::answer, i});
-      } else if (e.kind == "thinking") {
-        steps.push_back({StepKind::thinking, i});
-      } else if (e.kind == "error") {
-        steps.push_back({StepKind::error, i});
-      } else if (e.kind == "human_intervention") {
-        steps.push_back({StepKind::interruption, i});
-      } else if (e.kind == "decision") {
-        steps.push_back({StepKind::decision, i});
+      } else if (const auto kind = plain_step(e.kind); kind && has_words(e)) {
+        steps.push_back({*kind, i});
       } else {
-        ++c_.hidden;  // lifecycle, other, completion (it repeats the last answer), retry
+        // lifecycle, other, completion (it repeats the last answer), retry, empty records
+        ++c_.hidden;
       }
     }
     return steps;

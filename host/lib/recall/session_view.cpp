@@ -62,14 +62,28 @@ std::string text_field(const boost::json::object& o, const char* key) {
   return v && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-// Drops the named members, in order, until the view fits; says which went.
-void shrink_to_fit(boost::json::object& view, boost::json::object& part,
+// Drops the named members of `part`, in order, until the view fits, and says which went; when
+// even that is not enough the whole part goes, and next asks again with the budget it needs.
+void shrink_to_fit(boost::json::object& view, const char* part_key,
                    const std::vector<const char*>& droppable, int64_t max_tokens) {
+  const int64_t whole = json_tokens(view);
+  auto& part = view[part_key].as_object();
+  std::string dropped;
   for (const char* key : droppable) {
-    if (json_tokens(view) <= max_tokens) return;
-    if (!part.contains(key)) continue;
-    part.erase(key);
-    leave_out(view, fmt::format("{} (over the budget)", key));
+    if (json_tokens(view) <= max_tokens) break;
+    if (part.erase(key) > 0) dropped += (dropped.empty() ? "" : ", ") + std::string(key);
+  }
+  if (!dropped.empty()) leave_out(view, fmt::format("{}: {} (over the budget)", part_key, dropped));
+  if (json_tokens(view) > max_tokens) {
+    view[part_key] = nullptr;
+    view["left_out"] = boost::json::array{boost::json::value(
+        fmt::format("the {} (about {} tokens) does not fit in {}", part_key, whole, max_tokens))};
+  }
+  if (!dropped.empty() || view[part_key].is_null()) {
+    auto& next = view["next"];
+    if (next.is_null())
+      next = boost::json::object{{"id", view["session"].as_object()["uid"]}, {"part", part_key}};
+    next.as_object()["max_tokens"] = whole + 64;
   }
 }
 
@@ -280,11 +294,11 @@ boost::json::object summary_view(Store& store, const SessionRow& s, double cost_
       {"unpriced_models", unpriced},
       {"top_tools", digest ? top_tools(*digest, 5) : boost::json::array()}};
   view["summary"] = std::move(summary);
-  shrink_to_fit(view, view["summary"].as_object(),
+  view["next"] = next_args(s, "turns", r.max_tokens);  // read on: the conversation itself
+  shrink_to_fit(view, "summary",
                 {"top_tools", "last_answer", "tokens", "first_prompt", "unpriced_models",
                  "agent_version", "git_branch", "cwd"},
                 r.max_tokens);
-  view["next"] = {{"id", s.uid}, {"part", "turns"}, {"max_tokens", r.max_tokens}};
   set_used(view);
   return view;
 }
@@ -302,10 +316,9 @@ boost::json::object digest_view(Store& store, const SessionRow& s, double cost_u
   }
   view["digest"] = *digest;
   const int64_t whole = json_tokens(view);
-  auto& part = view["digest"].as_object();
   // Long lists lose their tail first, then whole members go.
   for (const char* key : {"usage_by_day", "error_snippets", "decisions"}) {
-    auto* list = part.if_contains(key);
+    auto* list = view["digest"].as_object().if_contains(key);
     if (!list || !list->is_array()) continue;
     std::size_t dropped = 0;
     while (json_tokens(view) > r.max_tokens && !list->as_array().empty()) {
@@ -314,14 +327,11 @@ boost::json::object digest_view(Store& store, const SessionRow& s, double cost_u
     }
     if (dropped > 0) leave_out(view, fmt::format("the last {} entries of {}", dropped, key));
   }
-  shrink_to_fit(view, part,
+  if (whole > r.max_tokens) view["next"] = next_args(s, "digest", whole + 64);
+  shrink_to_fit(view, "digest",
                 {"tool_histogram", "kind_counts", "markers", "last_assistant", "first_prompt",
                  "cost", "usage_by_day", "error_snippets", "decisions"},
                 r.max_tokens);
-  if (json_tokens(view) > r.max_tokens || whole > r.max_tokens) {
-    auto next = next_args(s, "digest", std::max<int64_t>(whole + 64, r.max_tokens));
-    view["next"] = std::move(next);
-  }
   set_used(view);
   return view;
 }
