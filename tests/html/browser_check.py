@@ -5,15 +5,15 @@ Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe
 fd 3, events and replies on fd 4, NUL-terminated JSON), so no port is opened and no package
 beyond Debian's chromium is needed.
 
-  browser_check.py PAGE [--text T]... [--min-svg N] [--links-exist] [--sort-table]
-                        [--screenshot PNG] [--pdf PDF]
+  browser_check.py PAGE [--text T]... [--selector CSS]... [--min-svg N] [--links-exist]
+                        [--sort-table] [--screenshot PNG [--first-screen]] [--pdf PDF]
 
 Checks, each reported on stderr: the page loads; no console error, uncaught exception or
 browser log error; no request other than the page itself (the page must be self-contained);
-every --text is in the DOM; at least --min-svg inline <svg> elements with drawn shapes; with
---links-exist every relative link points at a file that exists; with --sort-table clicking the
-first sortable column header of each table reorders its rows. Exit 0 when all pass, 1 when one
-fails, 77 when chromium is not installed.
+every --text is in the DOM; every --selector matches an element; at least --min-svg inline
+<svg> elements with drawn shapes; with --links-exist every relative link points at a file that
+exists; with --sort-table clicking the first sortable column header of each table reorders its
+rows. Exit 0 when all pass, 1 when one fails, 77 when chromium is not installed.
 """
 import argparse
 import base64
@@ -125,8 +125,9 @@ SORT_PROBE = """(() => {
     const column = [...header.parentNode.children].indexOf(header);
     const order = () => [...t.tBodies[0].rows].map(r => r.cells[column].textContent).join('|');
     const before = order();
-    header.click(); const once = order();
-    header.click(); const twice = order();
+    const button = header.querySelector('button') || header;
+    button.click(); const once = order();
+    button.click(); const twice = order();
     return {rows: t.tBodies[0].rows.length, changed: once !== twice,
             first: before, once: once, twice: twice};
   });
@@ -170,6 +171,9 @@ def check_page(dt, page, args):
     for text in args.text or []:
         if text not in dom_text:
             failures.append(f"text not in the DOM: {text!r}")
+    for selector in args.selector or []:
+        if not evaluate(dt, session, f"document.querySelectorAll({json.dumps(selector)}).length"):
+            failures.append(f"nothing matches {selector}")
     svg_count = evaluate(dt, session, "[...document.querySelectorAll('svg')].filter(s => "
                          "s.querySelector('rect,path,line,circle,polyline')).length")
     if svg_count < args.min_svg:
@@ -189,8 +193,8 @@ def check_page(dt, page, args):
                 failures.append(f"link to a missing file: {href}")
 
     if args.screenshot:
-        shot = dt.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
-                       session)
+        shot = dt.send("Page.captureScreenshot",
+                       {"format": "png", "captureBeyondViewport": not args.first_screen}, session)
         Path(args.screenshot).write_bytes(base64.b64decode(shot["data"]))
     if args.pdf:
         pdf = dt.send("Page.printToPDF", {"printBackground": False}, session)
@@ -203,10 +207,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("page", type=Path)
     parser.add_argument("--text", action="append", help="text the DOM must hold (repeatable)")
+    parser.add_argument("--selector", action="append",
+                        help="a CSS selector that must match an element (repeatable)")
     parser.add_argument("--min-svg", type=int, default=0)
     parser.add_argument("--links-exist", action="store_true")
     parser.add_argument("--sort-table", action="store_true")
     parser.add_argument("--screenshot")
+    parser.add_argument("--first-screen", action="store_true",
+                        help="the screenshot shows the first 1280x900 only, not the whole page")
     parser.add_argument("--pdf")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     args = parser.parse_args()
