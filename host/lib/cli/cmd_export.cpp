@@ -18,12 +18,6 @@ namespace helix {
 namespace po = boost::program_options;
 namespace {
 
-std::vector<StoredDigest> stored_digests(Store& store, const std::string& uid) {
-  std::vector<StoredDigest> out;
-  for (auto& d : session_digests(store, uid)) out.push_back({d.digester, d.version, d.json});
-  return out;
-}
-
 boost::json::array digests_json(const std::vector<StoredDigest>& digests) {
   boost::json::array out;
   for (const auto& d : digests) {

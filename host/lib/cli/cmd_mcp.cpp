@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <iostream>
 
+#include "app/repository.hpp"
 #include "base/clock.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
-#include "ingest/repo_resolver.hpp"
 #include "mcp/server.hpp"
 #include "store/store.hpp"
 
@@ -28,14 +28,13 @@ int cmd_mcp(const Globals& g, const std::vector<std::string>& args) {
   if (!std::filesystem::exists(db_file))
     throw UsageError(fmt::format("no store at {}; run 'helix-host sweep' first", db_file.string()));
   Store store(db_file, /*read_only=*/true);
-  const RepoResolver repos(config.repo_domains);
   mcp::ServerOptions options;
   options.all_repos = vm.count("all-repos") > 0;
   options.extra_repos = config.mcp_repos;
   options.cwd = std::filesystem::current_path().string();
   options.primary_digester = primary_digester(config);
   options.version = HELIX_VERSION;
-  options.repo_of = [&repos](const std::string& dir) { return repos.repo_for(dir); };
+  options.repo_of = [&config](const std::string& dir) { return repository_of(config, dir); };
   options.now_ms = [] { return now_ms(); };
   // stdout carries the protocol alone: the C streams are not shared, and nothing else prints.
   std::ios::sync_with_stdio(false);

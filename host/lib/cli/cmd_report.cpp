@@ -13,8 +13,8 @@
 #include "recall/html_page.hpp"
 #include "recall/html_transcript.hpp"
 #include "recall/session_json.hpp"
+#include "recall/transcript.hpp"
 #include "report/dashboard.hpp"
-#include "store/digest_store.hpp"
 
 namespace helix {
 namespace po = boost::program_options;
@@ -41,9 +41,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 std::string session_page(Store& store, const ReportSession& r) {
   const auto& s = r.session;
   if (s.evicted_at_ms == 0) return html_transcript(s, store.events(s.uid, true), r.cost_usd);
-  std::vector<StoredDigest> digests;
-  for (auto& d : session_digests(store, s.uid)) digests.push_back({d.digester, d.version, d.json});
-  return html_evicted_session(s, digests, r.cost_usd);
+  return html_evicted_session(s, stored_digests(store, s.uid), r.cost_usd);
 }
 
 }  // namespace

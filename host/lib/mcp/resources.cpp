@@ -9,7 +9,6 @@
 #include "mcp/json_rpc.hpp"
 #include "recall/session_json.hpp"
 #include "recall/transcript.hpp"
-#include "store/digest_store.hpp"
 
 namespace helix::mcp {
 namespace {
@@ -51,10 +50,7 @@ std::vector<std::string> pages_of(const std::string& text) {
 
 std::string transcript(Store& store, const SessionRow& s) {
   if (s.evicted_at_ms == 0) return markdown_transcript(s, store.events(s.uid, true));
-  std::vector<StoredDigest> digests;
-  for (const auto& d : session_digests(store, s.uid))
-    digests.push_back({d.digester, d.version, d.json});
-  return markdown_digest(s, digests);
+  return markdown_digest(s, stored_digests(store, s.uid));
 }
 
 struct SessionUri {

@@ -221,7 +221,7 @@ json::object search_sessions(const ToolContext& c, const Arguments& a) {
   try {
     for (const auto& repo : repos.empty() ? std::vector<std::string>{""} : repos) {
       q.repo = repo;
-      auto found = search(c.store.database(), q);
+      auto found = search(c.store, q);
       hits.insert(hits.end(), found.begin(), found.end());
     }
   } catch (const SearchSyntaxError& e) {

@@ -122,7 +122,7 @@ std::vector<SearchHit> candidates(Store& store, const RecallQuery& q, const std:
     sq.flavor = q.flavor;
     sq.limit = kCandidatesPerSearch;
     sq.mark_open = sq.mark_close = "";
-    auto found = search(store.database(), sq);
+    auto found = search(store, sq);
     hits.insert(hits.end(), found.begin(), found.end());
   };
   if (q.repos.empty()) run("");

@@ -192,25 +192,6 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
   return row;
 }
 
-std::vector<DigestRow> session_digests(Store& store, const std::string& uid) {
-  require_tier2(store);
-  auto st = store.database().prepare(
-      "SELECT digester, digester_version, digested_at_ms, json FROM digests "
-      "WHERE session_uid = ? ORDER BY digester");
-  st.bind(1, uid);
-  std::vector<DigestRow> out;
-  while (st.step()) {
-    DigestRow row;
-    row.session_uid = uid;
-    row.digester = st.text(0);
-    row.version = st.text(1);
-    row.digested_at_ms = st.integer(2);
-    row.json = st.text(3);
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 namespace {
 
 // One usage_days row's values: a session's calls and tokens on one day with one model.

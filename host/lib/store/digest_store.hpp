@@ -61,8 +61,7 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
 
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester);
-// Every digest of the session, one per digester, by digester name.
-std::vector<DigestRow> session_digests(Store& store, const std::string& uid);
+
 
 // Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
 // usage_days rows from the usage ledger with costs from `primary` (the primary digester's
