@@ -163,15 +163,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
     throw UsageError(e.what());
   }
   UsageLine total;
-  for (const auto& l : lines) {
-    total.input_tokens += l.input_tokens;
-    total.output_tokens += l.output_tokens;
-    total.cache_creation_tokens += l.cache_creation_tokens;
-    total.cache_read_tokens += l.cache_read_tokens;
-    total.reasoning_tokens += l.reasoning_tokens;
-    total.calls += l.calls;
-    total.cost_usd += l.cost_usd;
-  }
+  for (const auto& l : lines) total += l;
   auto fields = [](const UsageLine& l) {
     return boost::json::object{{"input_tokens", l.input_tokens},
                                {"output_tokens", l.output_tokens},

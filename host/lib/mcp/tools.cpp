@@ -306,16 +306,6 @@ json::object usage_json(const std::string& key, const UsageLine& l) {
   return o;
 }
 
-void add(UsageLine& to, const UsageLine& l) {
-  to.input_tokens += l.input_tokens;
-  to.output_tokens += l.output_tokens;
-  to.cache_creation_tokens += l.cache_creation_tokens;
-  to.cache_read_tokens += l.cache_read_tokens;
-  to.reasoning_tokens += l.reasoning_tokens;
-  to.calls += l.calls;
-  to.cost_usd += l.cost_usd;
-}
-
 json::object session_usage(const ToolContext& c, const Arguments& a) {
   const auto repos = repos_to_search(c, a);
   const std::string by = a.string("by"), flavor = a.string("flavor");
@@ -334,8 +324,8 @@ json::object session_usage(const ToolContext& c, const Arguments& a) {
                             : by == "repo"   ? cell.repo
                             : by == "flavor" ? cell.flavor
                                              : cell.day;
-    add(rows[key], cell.totals);
-    add(total, cell.totals);
+    rows[key] += cell.totals;
+    total += cell.totals;
     auto& m = models[cell.model];
     m.first += cell.totals.input_tokens + cell.totals.output_tokens +
                cell.totals.cache_read_tokens + cell.totals.cache_creation_tokens;

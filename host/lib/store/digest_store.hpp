@@ -62,7 +62,6 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester);
 
-
 // Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
 // usage_days rows from the usage ledger with costs from `primary` (the primary digester's
 // digest, fresh or stored), and sets analyzed_at, outcome and task_ref (from `primary`), all or
@@ -136,6 +135,17 @@ struct UsageLine {
   int64_t input_tokens = 0, output_tokens = 0, cache_creation_tokens = 0, cache_read_tokens = 0,
           reasoning_tokens = 0, calls = 0;
   double cost_usd = 0;
+  // Adds another line's figures (the key stays).
+  UsageLine& operator+=(const UsageLine& l) {
+    input_tokens += l.input_tokens;
+    output_tokens += l.output_tokens;
+    cache_creation_tokens += l.cache_creation_tokens;
+    cache_read_tokens += l.cache_read_tokens;
+    reasoning_tokens += l.reasoning_tokens;
+    calls += l.calls;
+    cost_usd += l.cost_usd;
+    return *this;
+  }
 };
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
