@@ -37,8 +37,10 @@ commands:
   plugins               loaded and refused plugins
   config                the effective configuration
   search <query>        full-text search   [--json --flavor F --repo R --since DATE --kind K --limit N]
-  export <uid>          a session as markdown, JSON or JSONL   [--format md|json|jsonl --out FILE]
+  export <uid>          a session as markdown, HTML, JSON or JSONL   [--format md|html|json|jsonl --out FILE]
   resume <uid>          the agent's own command that resumes a session   [--json]
+  report --html         a dashboard of a date range, with a page per session   [--since D --until D --out DIR]
+  mcp                   a Model Context Protocol server on stdin/stdout, for agents   [--all-repos]
   digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
@@ -295,6 +297,8 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "search") return cmd_search(g, args);
   if (command == "export") return cmd_export(g, args);
   if (command == "resume") return cmd_resume(g, args);
+  if (command == "report") return cmd_report(g, args);
+  if (command == "mcp") return cmd_mcp(g, args);
   if (command == "digest") return cmd_digest(g, args);
   if (command == "env") return cmd_env(g, args);
   if (command == "usage") return cmd_usage(g, args);

@@ -180,18 +180,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   warn_if_costs_stale(store, book);
   warn_unpriced(unpriced);
   UsageLine total;
-  for (const auto& l : lines) {
-    total.input_tokens += l.input_tokens;
-    total.output_tokens += l.output_tokens;
-    total.cache_creation_tokens += l.cache_creation_tokens;
-    total.cache_read_tokens += l.cache_read_tokens;
-    total.reasoning_tokens += l.reasoning_tokens;
-    total.calls += l.calls;
-    total.cost_usd += l.cost_usd;
-    total.unpriced_tokens += l.unpriced_tokens;
-    if (l.agent_cost_usd)
-      total.agent_cost_usd = total.agent_cost_usd.value_or(0) + *l.agent_cost_usd;
-  }
+  for (const auto& l : lines) total += l;
   auto fields = [](const UsageLine& l) {
     return boost::json::object{
         {"input_tokens", l.input_tokens},

@@ -1,4 +1,4 @@
-// The recall commands: search, export and resume (docs/operations.md).
+// The recall commands: search, export, resume, report and the MCP server (docs/operations.md).
 #pragma once
 
 #include <string>
@@ -14,5 +14,7 @@ inline constexpr int kExitCannotResume = 4;
 int cmd_search(const Globals& g, const std::vector<std::string>& args);
 int cmd_export(const Globals& g, const std::vector<std::string>& args);
 int cmd_resume(const Globals& g, const std::vector<std::string>& args);
+int cmd_report(const Globals& g, const std::vector<std::string>& args);
+int cmd_mcp(const Globals& g, const std::vector<std::string>& args);
 
 }  // namespace helix

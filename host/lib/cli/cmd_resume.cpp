@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/cmd_recall.hpp"
@@ -25,27 +24,9 @@ int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
   Store store(store_file(g, config), /*read_only=*/true);
   auto session = find_session_or_report(store, uid);
   if (!session) return kExitNotFound;
-  std::error_code ec;
-  const auto source = store.find_source(session->source_path);
-  const bool source_exists =
-      !session->source_path.empty() && std::filesystem::exists(session->source_path, ec);
-  const bool cwd_exists = !session->cwd.empty() && std::filesystem::is_directory(session->cwd, ec);
-  const ResumePlan plan =
-      plan_resume(*session, source ? source->adapter : "", source_exists, cwd_exists);
+  const ResumePlan plan = plan_resume(store, *session);
   if (vm.count("json")) {
-    boost::json::array argv;
-    for (const auto& a : plan.argv) argv.emplace_back(a);
-    std::cout << boost::json::serialize(boost::json::object{
-                     {"session_uid", uid},
-                     {"possible", plan.possible},
-                     {"command", plan.possible ? boost::json::value(plan.shell_line())
-                                               : boost::json::value(nullptr)},
-                     {"argv", std::move(argv)},
-                     {"cwd",
-                      plan.possible ? boost::json::value(plan.cwd) : boost::json::value(nullptr)},
-                     {"reason", plan.possible ? boost::json::value(nullptr)
-                                              : boost::json::value(plan.reason)}})
-              << "\n";
+    std::cout << boost::json::serialize(resume_json(uid, plan)) << "\n";
   } else if (plan.possible) {
     std::cout << plan.shell_line() << "\n";
   } else {

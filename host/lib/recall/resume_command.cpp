@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace helix {
 namespace {
 
@@ -70,6 +72,30 @@ ResumePlan plan_resume(const SessionRow& s, const std::string& adapter, bool sou
   p.argv = std::move(argv);
   p.cwd = s.cwd;
   return p;
+}
+
+ResumePlan plan_resume(Store& store, const SessionRow& session) {
+  std::error_code ec;
+  const auto source = store.find_source(session.source_path);
+  const bool source_exists =
+      !session.source_path.empty() && std::filesystem::exists(session.source_path, ec);
+  const bool cwd_exists = !session.cwd.empty() && std::filesystem::is_directory(session.cwd, ec);
+  return plan_resume(session, source ? source->adapter : "", source_exists, cwd_exists);
+}
+
+boost::json::object resume_json(const std::string& uid, const ResumePlan& plan) {
+  boost::json::array argv;
+  for (const auto& a : plan.argv) argv.emplace_back(a);
+  auto if_possible = [&](const std::string& text) {
+    return plan.possible ? boost::json::value(text) : boost::json::value(nullptr);
+  };
+  return {
+      {"session_uid", uid},
+      {"possible", plan.possible},
+      {"command", if_possible(plan.shell_line())},
+      {"argv", std::move(argv)},
+      {"cwd", if_possible(plan.cwd)},
+      {"reason", plan.possible ? boost::json::value(nullptr) : boost::json::value(plan.reason)}};
 }
 
 }  // namespace helix

@@ -2,6 +2,7 @@
 // name: `claude --resume <id>`, `codex resume <id>`, `grok -r <id>`, run in the session's cwd.
 #pragma once
 
+#include <boost/json.hpp>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct ResumePlan {
 // (or directory) is still on disk; `cwd_exists` whether the working directory is.
 ResumePlan plan_resume(const SessionRow& session, const std::string& adapter, bool source_exists,
                        bool cwd_exists);
+
+// The plan for a stored session as things are now: which adapter claimed its transcript, and
+// whether the transcript and the working directory are still on disk.
+ResumePlan plan_resume(Store& store, const SessionRow& session);
+
+// {session_uid, possible, command, argv, cwd, reason}: `resume --json` and the MCP tool.
+boost::json::object resume_json(const std::string& uid, const ResumePlan& plan);
 
 // Quotes one word for a POSIX shell (only when it needs it).
 std::string shell_quote(const std::string& word);

@@ -623,6 +623,32 @@ std::vector<UsageDayCost> session_usage_days(Store& store, const std::string& ui
   return out;
 }
 
+std::vector<UsageCell> usage_cells(Store& store, const std::string& since_day,
+                                   const std::string& until_day) {
+  require_tier2(store);
+  auto st = store.database().prepare(R"sql(
+    SELECT d.day, d.model, s.flavor, COALESCE(s.repo, ''), SUM(d.input_tokens),
+      SUM(d.output_tokens), SUM(d.cache_creation_tokens), SUM(d.cache_read_tokens),
+      SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day >= ?1 AND (?2 = '' OR d.day <= ?2)
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4)sql");
+  st.bind(1, since_day).bind(2, until_day);
+  std::vector<UsageCell> out;
+  while (st.step()) {
+    UsageCell c{st.text(0), st.text(1), st.text(2), st.text(3), {}};
+    c.totals.input_tokens = st.integer(4);
+    c.totals.output_tokens = st.integer(5);
+    c.totals.cache_creation_tokens = st.integer(6);
+    c.totals.cache_read_tokens = st.integer(7);
+    c.totals.reasoning_tokens = st.integer(8);
+    c.totals.calls = st.integer(9);
+    c.totals.cost_usd = st.real(10);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<UnpricedModel> session_unpriced_models(Store& store, const std::string& uid) {
   if (!host_costs(store.database())) return {};
   auto st = store.database().cached(R"sql(

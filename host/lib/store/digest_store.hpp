@@ -157,6 +157,19 @@ struct UsageLine {
   double cost_usd = 0;                   // at the price book's prices
   std::optional<double> agent_cost_usd;  // what the agents reported; none when none did
   int64_t unpriced_tokens = 0;           // tokens of calls the price book cannot price
+  // Adds another line's figures (the key stays).
+  UsageLine& operator+=(const UsageLine& l) {
+    input_tokens += l.input_tokens;
+    output_tokens += l.output_tokens;
+    cache_creation_tokens += l.cache_creation_tokens;
+    cache_read_tokens += l.cache_read_tokens;
+    reasoning_tokens += l.reasoning_tokens;
+    calls += l.calls;
+    cost_usd += l.cost_usd;
+    if (l.agent_cost_usd) agent_cost_usd = agent_cost_usd.value_or(0) + *l.agent_cost_usd;
+    unpriced_tokens += l.unpriced_tokens;
+    return *this;
+  }
 };
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
@@ -183,6 +196,16 @@ std::vector<UsageDayCost> session_usage_days(Store& store, const std::string& ui
 
 // The unpriced models of one session, most tokens first.
 std::vector<UnpricedModel> session_unpriced_models(Store& store, const std::string& uid);
+
+// usage_days summed per (day, model, flavor, repo), for days from `since_day` to `until_day`
+// (YYYY-MM-DD, inclusive; "" = open): what reports group and filter further (by repository
+// scope, by day and flavor) without a query per grouping.
+struct UsageCell {
+  std::string day, model, flavor, repo;
+  UsageLine totals;  // key unused
+};
+std::vector<UsageCell> usage_cells(Store& store, const std::string& since_day,
+                                   const std::string& until_day);
 
 // The Tier 2 tables, for the status size measurement and for documentation.
 inline constexpr const char* kTier2Tables[] = {"digests",

@@ -162,6 +162,57 @@ std::optional<SessionRow> Store::session(const std::string& uid) {
   return found;
 }
 
+std::vector<SessionRow> Store::sessions_by_id(std::string_view id, std::size_t limit) {
+  std::vector<SessionRow> out;
+  if (id.empty()) return out;
+  if (auto exact = session(std::string(id))) {
+    out.push_back(std::move(*exact));
+    return out;
+  }
+  // GLOB is case-sensitive, as ids are, and uses the uid index for the uid prefix; its special
+  // characters in the id are matched literally through a one-character class.
+  std::string pattern;
+  for (char c : id)
+    pattern += (c == '*' || c == '?' || c == '[') ? std::string{'[', c, ']'} : std::string{c};
+  pattern += '*';
+  auto st = db_.prepare(R"sql(
+    SELECT uid FROM sessions WHERE uid GLOB ?1 OR native_id GLOB ?1 ORDER BY uid LIMIT ?2)sql");
+  st.bind(1, pattern).bind(2, static_cast<int64_t>(limit));
+  std::vector<std::string> uids;
+  while (st.step()) uids.push_back(st.text(0));
+  for (const auto& uid : uids)
+    if (auto row = session(uid)) out.push_back(std::move(*row));
+  return out;
+}
+
+std::map<int64_t, std::string> Store::event_texts(const std::string& uid,
+                                                  const std::vector<int64_t>& seqs) {
+  auto where = db_.cached(R"sql(
+    SELECT pack_id, text_off, text_len FROM events
+    WHERE session_uid = ? AND seq = ? AND shadowed = 0 AND pack_id IS NOT NULL
+      AND text_off IS NOT NULL)sql");
+  auto pack = db_.cached("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  std::map<int64_t, std::string> packs, out;
+  for (int64_t seq : seqs) {
+    where->bind(1, uid).bind(2, seq);
+    if (where->step()) {
+      const int64_t pack_id = where->integer(0), off = where->integer(1), len = where->integer(2);
+      auto it = packs.find(pack_id);
+      if (it == packs.end()) {
+        pack->bind(1, pack_id);
+        std::string raw =
+            pack->step() ? decompress(pack->blob(1), pack->integer(0)) : std::string();
+        pack->reset();
+        it = packs.emplace(pack_id, std::move(raw)).first;
+      }
+      if (off >= 0 && off + len <= static_cast<int64_t>(it->second.size()))
+        out[seq] = it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+    }
+    where->reset();
+  }
+  return out;
+}
+
 std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
   auto st = db_.prepare(R"sql(
     SELECT e.seq, e.parent_seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool,
