@@ -7,11 +7,34 @@
 
 #include "cli/cmd_recall.hpp"
 #include "cli/exit_codes.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "recall/resume_command.hpp"
 #include "store/store.hpp"
 
 namespace helix {
 namespace po = boost::program_options;
+
+namespace {
+
+std::vector<std::string> words(const char* const* list) {
+  std::vector<std::string> out;
+  for (auto p = list; p && *p; ++p) out.emplace_back(*p);
+  return out;
+}
+
+}  // namespace
+
+std::optional<ResumeRecipe> resume_recipe(const PluginInfo& adapter) {
+  if (!adapter.resume) return std::nullopt;
+  const helix_resume_ext& r = *adapter.resume;
+  ResumeRecipe recipe;
+  recipe.agent = r.agent ? r.agent : adapter.name;
+  recipe.argv = words(r.argv);
+  recipe.refusal = r.refusal ? r.refusal : "";
+  recipe.in_cwd = r.flags & HELIX_RESUME_IN_CWD;
+  recipe.not_subagents = r.flags & HELIX_RESUME_NOT_SUBAGENTS;
+  return recipe;
+}
 
 int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("resume options");
@@ -30,8 +53,12 @@ int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
   const bool source_exists =
       !session->source_path.empty() && std::filesystem::exists(session->source_path, ec);
   const bool cwd_exists = !session->cwd.empty() && std::filesystem::is_directory(session->cwd, ec);
-  const ResumePlan plan =
-      plan_resume(*session, source ? source->adapter : "", source_exists, cwd_exists);
+  // The adapter that read the session says how its agent resumes it.
+  PluginRegistry registry;
+  load_plugins(registry, g, config);
+  const PluginInfo* adapter = source ? registry.find(source->adapter) : nullptr;
+  const ResumePlan plan = plan_resume(*session, adapter ? resume_recipe(*adapter) : std::nullopt,
+                                      source_exists, cwd_exists);
   if (vm.count("json")) {
     boost::json::array argv;
     for (const auto& a : plan.argv) argv.emplace_back(a);

@@ -271,6 +271,12 @@ std::vector<const PluginInfo*> PluginRegistry::digesters() const {
   return out;
 }
 
+const helix_hook_ext* PluginRegistry::hook_events(std::string_view flavor) const {
+  for (const auto& p : loaded_)
+    if (p.adapter && p.adapter->flavor == flavor && p.hook) return &*p.hook;
+  return nullptr;
+}
+
 const PluginInfo* PluginRegistry::find(std::string_view name) const {
   for (const auto& p : loaded_)
     if (p.name == name) return &p;

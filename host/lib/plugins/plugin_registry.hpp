@@ -48,6 +48,8 @@ class PluginRegistry {
   std::vector<const PluginInfo*> adapters() const;
   std::vector<const PluginInfo*> digesters() const;
   const PluginInfo* find(std::string_view name) const;
+  // What the adapters of `flavor` declare about its hook events (helix.hook/1), or nullptr.
+  const helix_hook_ext* hook_events(std::string_view flavor) const;
 
  private:
   void load_file(const std::filesystem::path& file);
