@@ -300,7 +300,7 @@ std::vector<std::pair<std::string, uint32_t>> declared_patterns() {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(declares_flavor_roots_and_patterns) {
-  const auto* vtable = harness().adapter().plugin().adapter;
+  const auto* vtable = &*harness().adapter().plugin().adapter;
   BOOST_TEST(std::string(vtable->flavor) == "claude");
   BOOST_TEST(std::string(vtable->root_env) == "CLAUDE_CONFIG_DIR");
   BOOST_TEST(std::string(vtable->default_roots[0]) == "~/.claude");

@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(digester_plugins_load_and_stream_through_the_abi) {
   const helix::PluginInfo& p = *registry.digesters()[0];
   BOOST_TEST(p.kind == "digester");
   BOOST_TEST(p.name == "kind_counter");
-  BOOST_TEST(p.abi_minor == uint32_t{HELIX_ABI_MINOR});
+  BOOST_TEST(p.abi_minor == 1u);  // it needs digesters (1.1), not resume_session (1.2)
   BOOST_TEST(registry.adapters().empty());
   helix::SessionRow session;
   session.uid = "test:s-1";

@@ -171,7 +171,13 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
   r.flags = source_.agent_file || json::truthy(o, "isSidechain") ? HELIX_EVENT_SIDECHAIN : 0u;
   note_session(r);
 
-  emitted_ = 0;
+  record_.emplace(ctx_, Event{.session_id = r.session_id,
+                              .source_offset = r.offset,
+                              .flags = r.flags,
+                              .ts_ms = r.ts_ms,
+                              .uid = r.uid,
+                              .parent_uid = r.parent_uid,
+                              .payload = r.payload});
   if (type == "cost-state") emit_agent_totals(r);
   if (type == "user")
     map_user(r);
@@ -179,7 +185,8 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
     map_assistant(r);
   else if (type == "system")
     map_system(r);
-  if (emitted_ == 0) map_other(r);  // other types, and message records without usable content
+  if (record_->emitted() == 0)
+    map_other(r);  // other types, and message records without usable content
 }
 
 // sessionId; else the session the path names; else the last one this source named.
@@ -216,26 +223,15 @@ void RecordMapper::note_title(const Record& r, std::string_view title, int rank)
   sessions_[std::string(r.session_id)].title = title;
 }
 
-Event RecordMapper::event_of(const Record& r, uint32_t ordinal, std::string_view kind,
+// An event of the record being mapped; its ordinal is the content block's index.
+Event RecordMapper::event_of(const Record&, uint32_t ordinal, std::string_view kind,
                              std::string_view role) const {
-  Event e;
-  e.session_id = r.session_id;
-  e.source_offset = r.offset;
+  Event e = record_->event(kind, role);
   e.ordinal = ordinal;
-  e.flags = r.flags;
-  e.ts_ms = r.ts_ms;
-  e.kind = kind;
-  e.role = role;
-  e.uid = r.uid;
-  e.parent_uid = r.parent_uid;
-  e.payload = r.payload;
   return e;
 }
 
-void RecordMapper::emit(const Event& e) {
-  ctx_.event(e);
-  ++emitted_;
-}
+void RecordMapper::emit(const Event& e) { record_->emit(e, e.ordinal); }
 
 // ---- user -------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <helix/adapter.hpp>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -59,7 +60,7 @@ class RecordMapper {
   std::string last_session_id_;
   std::map<std::string, int, std::less<>> title_ranks_;  // best title source per session so far
   std::map<std::string, SessionFacts, std::less<>> sessions_;
-  unsigned emitted_ = 0;  // events emitted for the current record
+  std::optional<RecordEmitter> record_;  // the events of the record being mapped
 };
 
 }  // namespace helix::claude

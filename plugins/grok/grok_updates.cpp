@@ -106,7 +106,7 @@ class JournalParser {
 
   void run() {
     load_state();
-    for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
+    helix::for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
       if (is_tool_progress(line)) return close_message();
       for_each_record(ctx_, parser_, line, offset,
                       [&](const object& record, std::string_view raw, uint64_t at) {

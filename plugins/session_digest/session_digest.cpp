@@ -378,5 +378,5 @@ class SessionDigest final : public helix::Digester {
 
 }  // namespace session_digest
 
-HELIX_DIGESTER_PLUGIN(session_digest::SessionDigest, "session_digest", "1.1.0",
-                      "the default session digest (design document §11.2)")
+HELIX_DIGESTER(session_digest::SessionDigest, .name = "session_digest", .version = "1.1.0",
+               .description = "the default session digest (design document §11.2)")

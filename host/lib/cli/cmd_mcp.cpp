@@ -36,6 +36,9 @@ int cmd_mcp(const Globals& g, const std::vector<std::string>& args) {
   options.version = HELIX_VERSION;
   options.repo_of = [&config](const std::string& dir) { return repository_of(config, dir); };
   options.now_ms = [] { return now_ms(); };
+  PluginRegistry registry;  // only for each adapter's resume recipe
+  load_plugins(registry, g, config);
+  options.resume_recipe_of = recipes_of(registry);
   // stdout carries the protocol alone: the C streams are not shared, and nothing else prints.
   std::ios::sync_with_stdio(false);
   mcp::Server server(store, std::move(options), std::cout);

@@ -4,6 +4,8 @@
 // repository scope taken from the client's roots, else the working directory.
 #pragma once
 
+#include "recall/resume_command.hpp"
+
 #include <boost/json.hpp>
 #include <cstddef>
 #include <deque>
@@ -32,6 +34,7 @@ struct ServerOptions {
   // The repository of a directory, as the store attributes a session's cwd.
   std::function<std::string(const std::string&)> repo_of;
   std::function<int64_t()> now_ms;
+  ResumeRecipeOf resume_recipe_of;  // how each adapter's agent resumes a session
 };
 
 class Server {

@@ -351,7 +351,7 @@ json::object session_usage(const ToolContext& c, const Arguments& a) {
 
 json::object resume_command(const ToolContext& c, const Arguments& a) {
   const SessionRow s = resolve_session(c.store, c.scope, a.string("id"));
-  return resume_json(s.uid, plan_resume(c.store, s));
+  return resume_json(s.uid, plan_resume(c.store, s, c.resume_recipe_of));
 }
 
 json::object passage_json(const Passage& p) {

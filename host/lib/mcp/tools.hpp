@@ -3,6 +3,8 @@
 // store within the server's repository scope.
 #pragma once
 
+#include "recall/resume_command.hpp"
+
 #include <boost/json.hpp>
 #include <cstdint>
 #include <stdexcept>
@@ -21,6 +23,7 @@ struct ToolContext {
   const Scope& scope;
   std::string primary_digester;
   int64_t now_ms = 0;
+  ResumeRecipeOf resume_recipe_of;
 };
 
 // A call that ran but cannot be answered (no such session, outside the scope, a bad date): the
