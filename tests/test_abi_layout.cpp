@@ -57,10 +57,10 @@ BOOST_AUTO_TEST_CASE(struct_sizes_abi_1_0) {
   BOOST_TEST(HELIX_PARSE_INPUT_SIZE_1_0 == 72u);
   BOOST_TEST(HELIX_ADAPTER_VTABLE_SIZE_1_0 == 72u);
   BOOST_TEST(HELIX_DESCRIPTOR_SIZE_1_0 == 48u);
-  // Records and inputs did not grow after 1.0.
+  // Records and inputs did not grow after 1.0, but for the usage record in 1.3.
   BOOST_TEST(sizeof(helix_session) == HELIX_SESSION_SIZE_1_0);
   BOOST_TEST(sizeof(helix_event) == HELIX_EVENT_SIZE_1_0);
-  BOOST_TEST(sizeof(helix_usage) == HELIX_USAGE_SIZE_1_0);
+  BOOST_TEST(sizeof(helix_usage) == HELIX_USAGE_SIZE_1_0 + sizeof(int64_t));  // 1.3: 1-hour writes
   BOOST_TEST(sizeof(helix_emit_api) == HELIX_EMIT_API_SIZE_1_0);
   BOOST_TEST(sizeof(helix_probe_input) == HELIX_PROBE_INPUT_SIZE_1_0);
   BOOST_TEST(sizeof(helix_parse_input) == HELIX_PARSE_INPUT_SIZE_1_0);
