@@ -149,22 +149,32 @@ void PluginRegistry::load_directory(const std::filesystem::path& configured) {
   }
   std::sort(files.begin(), files.end());
   std::sort(misnamed.begin(), misnamed.end());
-  for (const auto& file : files) {
-    const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
-    std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
-                             : changeable_by_others(real, "plugin file");
-    if (problem.empty() && real.parent_path() != dir)
-      problem = changeable_by_others(real.parent_path(), "directory of the plugin file");
-    if (!problem.empty()) {
-      refuse(file, problem);
-      continue;
-    }
-    load_file(real);
-  }
+  for (const auto& file : files) load_checked(file, dir);
   for (const auto& file : misnamed)
     refuse(file,
            "its name does not match libhelix_<name>.so, so it is not loaded; if it is a "
            "Helix plugin, rename it to libhelix_<name>.so");
+}
+
+void PluginRegistry::load_plugin_file(const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(file.parent_path(), ec);
+  if (ec) return refuse(file, fmt::format("its directory cannot be resolved: {}", ec.message()));
+  if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
+    return refuse(file, problem);
+  load_checked(file, dir);
+}
+
+void PluginRegistry::load_checked(const std::filesystem::path& file,
+                                  const std::filesystem::path& dir) {
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
+  std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
+                           : changeable_by_others(real, "plugin file");
+  if (problem.empty() && real.parent_path() != dir)
+    problem = changeable_by_others(real.parent_path(), "directory of the plugin file");
+  if (!problem.empty()) return refuse(file, problem);
+  load_file(real);
 }
 
 void PluginRegistry::refuse(const std::filesystem::path& file, std::string reason) {

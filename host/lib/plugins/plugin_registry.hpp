@@ -42,6 +42,8 @@ class PluginRegistry {
   // (see refused()) and the others still load. A missing directory is itself a refusal, and so
   // is a directory or plugin file that users other than its owner (you or root) could change.
   void load_directory(const std::filesystem::path& dir);
+  // Loads one plugin file with the same checks (helix-plugin-check uses it).
+  void load_plugin_file(const std::filesystem::path& file);
 
   const std::vector<PluginInfo>& loaded() const { return loaded_; }
   const std::vector<RefusedPlugin>& refused() const { return refused_; }
@@ -52,6 +54,7 @@ class PluginRegistry {
   const helix_hook_ext* hook_events(std::string_view flavor) const;
 
  private:
+  void load_checked(const std::filesystem::path& file, const std::filesystem::path& dir);
   void load_file(const std::filesystem::path& file);
   void refuse(const std::filesystem::path& file, std::string reason);
 

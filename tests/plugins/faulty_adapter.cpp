@@ -1,0 +1,83 @@
+// Test-only adapters that helix-plugin-check must fail, each wrong in one way, and that the
+// crash-isolation tests install next to the first-party plugins. Each reads "*.faulty" files of
+// lines "<kind> <text>" into one session named by the file. Compile definitions:
+//   FAULTY_NAME "name"       the plugin's name
+//   FAULTY_OFFSETS           every event's source_offset is 3 bytes past its line's start
+//   FAULTY_NONDETERMINISTIC  every event's text carries a count of the calls so far
+//   FAULTY_SEGFAULT          a line holding "crash" (or any byte above 0x7f) dereferences NULL
+//   FAULTY_HANG              a line holding "hang" never returns
+//   FAULTY_GROW              a line holding "grow" allocates without bound
+#include <helix/adapter.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+class FaultyAdapter final : public helix::Adapter {
+ public:
+  int probe(const helix::Probe& p) override { return p.path_ends_with(".faulty") ? 80 : 0; }
+
+  void parse(helix::ParseContext& ctx) override {
+    ++calls_;
+    const std::string_view path = ctx.path();
+    session_ = std::string(path.substr(path.rfind('/') + 1));
+    session_ = session_.substr(0, session_.find('.'));
+    ctx.session({.native_id = session_, .cwd = "/work/faulty"});
+    helix::Adapter::parse(ctx);
+  }
+
+  void parse_line(helix::ParseContext& ctx, std::string_view line, uint64_t offset) override {
+    fault(line);
+    const auto space = line.find(' ');
+    std::string text(space == std::string_view::npos ? std::string_view() : line.substr(space + 1));
+#ifdef FAULTY_NONDETERMINISTIC
+    text += " (call " + std::to_string(calls_) + ")";
+#endif
+    uint64_t at = offset;
+#ifdef FAULTY_OFFSETS
+    at += 3;
+#endif
+    ctx.event({.session_id = session_,
+               .source_offset = at,
+               .kind = line.substr(0, space),
+               .role = "user",
+               .text = text,
+               .payload = line});
+  }
+
+ private:
+  static void fault([[maybe_unused]] std::string_view line) {
+#ifdef FAULTY_SEGFAULT
+    bool crash = line.find("crash") != std::string_view::npos;
+    for (char c : line) crash = crash || static_cast<unsigned char>(c) > 0x7f;
+    if (crash) std::raise(SIGSEGV);
+#endif
+#ifdef FAULTY_HANG
+    if (line.find("hang") != std::string_view::npos)
+      for (volatile bool forever = true; forever;) {
+      }
+#endif
+#ifdef FAULTY_GROW
+    if (line.find("grow") != std::string_view::npos) {
+      std::vector<std::string> hoard;
+      for (;;) hoard.emplace_back(64 << 20, 'x');
+    }
+#endif
+  }
+
+  long calls_ = 0;
+  std::string session_;
+};
+
+const char* const kRoots[] = {"~/.faulty", nullptr};
+const helix_source_pattern kPatterns[] = {{"*.faulty", HELIX_LAYOUT_LINES}, {nullptr, 0}};
+
+}  // namespace
+
+HELIX_ADAPTER(FaultyAdapter, .name = FAULTY_NAME, .version = "0.1.0",
+              .description = "a deliberately faulty test adapter", .flavor = FAULTY_NAME,
+              .root_env = "HELIX_FAULTY_HOME", .roots = kRoots, .patterns = kPatterns)
