@@ -686,3 +686,18 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   BOOST_TEST(store.session("codex:05997ac9-0e06-4251-8576-cc16266d3022").has_value());
   BOOST_TEST(store.session("codex:3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51").has_value());
 }
+
+// The TypeScript CLI rewrote its document in place: one read half written fails the call (so
+// the host keeps what it stored from the last whole document) instead of parsing as empty.
+BOOST_AUTO_TEST_CASE(a_torn_typescript_document_fails_the_call) {
+  const std::string whole = helix::test::read_file(helix::test::fixture(kTypeScript));
+  RecordBatch batch;
+  BOOST_CHECK_EXCEPTION(
+      legacy().adapter().parse(
+          "/x/sessions/rollout-2025-04-20-3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51.json",
+          HELIX_LAYOUT_DOCUMENT, 0, whole.substr(0, whole.size() / 2), "", batch),
+      std::runtime_error, [](const std::runtime_error& e) {
+        return std::string(e.what()).find("not one complete JSON object") != std::string::npos;
+      });
+  BOOST_TEST(batch.events.empty());
+}
