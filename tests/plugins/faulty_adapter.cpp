@@ -1,7 +1,11 @@
 // Test-only adapters that helix-plugin-check must fail, each wrong in one way, and that the
-// crash-isolation tests install next to the first-party plugins. Each reads "*.faulty" files of
-// lines "<kind> <text>" into one session named by the file. Compile definitions:
-//   FAULTY_NAME "name"       the plugin's name
+// crash-isolation tests install next to the first-party plugins. Each reads "*.faulty" and
+// "*.<name>" files of lines "<kind> <text>" into one session named by the file. Compile
+// definitions:
+//   FAULTY_NAME "name"       the plugin's name (and flavor)
+//   FAULTY_VERSION "x.y.z"   its version (0.1.0 without it)
+//   FAULTY_REPARSE_BELOW "v" it declares helix.reparse/1: sources parsed below v are re-read
+//   FAULTY_TEXT_PREFIX "p"   every event's text starts with p (what a new version changed)
 //   FAULTY_OFFSETS           every event's source_offset is 3 bytes past its line's start
 //   FAULTY_NONDETERMINISTIC  every event's text carries a count of the calls so far
 //   FAULTY_SEGFAULT          a line holding "crash" (or any byte above 0x7f) dereferences NULL
@@ -19,7 +23,9 @@ namespace {
 
 class FaultyAdapter final : public helix::Adapter {
  public:
-  int probe(const helix::Probe& p) override { return p.path_ends_with(".faulty") ? 80 : 0; }
+  int probe(const helix::Probe& p) override {
+    return p.path_ends_with(".faulty") || p.path_ends_with("." FAULTY_NAME) ? 80 : 0;
+  }
 
   void parse(helix::ParseContext& ctx) override {
     ++calls_;
@@ -34,6 +40,9 @@ class FaultyAdapter final : public helix::Adapter {
     fault(line);
     const auto space = line.find(' ');
     std::string text(space == std::string_view::npos ? std::string_view() : line.substr(space + 1));
+#ifdef FAULTY_TEXT_PREFIX
+    text = FAULTY_TEXT_PREFIX + text;
+#endif
 #ifdef FAULTY_NONDETERMINISTIC
     text += " (call " + std::to_string(calls_) + ")";
 #endif
@@ -74,10 +83,19 @@ class FaultyAdapter final : public helix::Adapter {
 };
 
 const char* const kRoots[] = {"~/.faulty", nullptr};
-const helix_source_pattern kPatterns[] = {{"*.faulty", HELIX_LAYOUT_LINES}, {nullptr, 0}};
+const helix_source_pattern kPatterns[] = {
+    {"*.faulty", HELIX_LAYOUT_LINES}, {"*." FAULTY_NAME, HELIX_LAYOUT_LINES}, {nullptr, 0}};
 
 }  // namespace
 
-HELIX_ADAPTER(FaultyAdapter, .name = FAULTY_NAME, .version = "0.1.0",
+#ifndef FAULTY_VERSION
+#define FAULTY_VERSION "0.1.0"
+#endif
+#ifndef FAULTY_REPARSE_BELOW
+#define FAULTY_REPARSE_BELOW nullptr
+#endif
+
+HELIX_ADAPTER(FaultyAdapter, .name = FAULTY_NAME, .version = FAULTY_VERSION,
               .description = "a deliberately faulty test adapter", .flavor = FAULTY_NAME,
-              .root_env = "HELIX_FAULTY_HOME", .roots = kRoots, .patterns = kPatterns)
+              .root_env = "HELIX_FAULTY_HOME", .roots = kRoots, .patterns = kPatterns,
+              .reparse_below = FAULTY_REPARSE_BELOW)

@@ -5,8 +5,10 @@
 
 namespace helix::test {
 
-// Back to version 11 (before host-priced costs). Run inside a transaction, first.
+// Back to version 11 (before quarantined sources, 13, and host-priced costs, 12). Run inside a
+// transaction, first.
 inline constexpr const char* kUndoSchema12 = R"sql(
+    ALTER TABLE sources DROP COLUMN quarantine;
     ALTER TABLE usage DROP COLUMN cache_creation_1h_tokens;
     ALTER TABLE usage_days DROP COLUMN agent_cost_usd;
     ALTER TABLE usage_days DROP COLUMN unpriced_tokens;

@@ -55,14 +55,23 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
 
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("sweep options");
-  opts.add_options()("quiet,q", "print only problems");
+  opts.add_options()("quiet,q", "print only problems")(
+      "retry-quarantined", "read quarantined sources again (a plugin crashed or hung on them)")(
+      "reparse", po::value<std::vector<std::string>>()->composing(),
+      "read every source of this adapter plugin again from its start (repeatable)");
   auto vm = parse_command(args, opts);
+  SweepOptions options;
+  options.retry_quarantined = vm.count("retry-quarantined") > 0;
+  if (vm.count("reparse")) options.reparse = vm["reparse"].as<std::vector<std::string>>();
   Config config = load_config(g.config_file);
   PluginRegistry registry;
   load_plugins(registry, g, config);
   print_refusals(registry);
   if (registry.adapters().empty())
     throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
+  for (const auto& name : options.reparse)
+    if (const PluginInfo* p = registry.find(name); !p || !p->adapter)
+      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded", name));
   auto db_file = store_file(g, config);
   SweepLock lock(db_file);
   if (!lock.acquired()) {
@@ -76,16 +85,18 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   const bool quiet = vm.count("quiet") > 0;
   const bool live = ::isatty(STDERR_FILENO) && !quiet;
   Pipeline pipeline(store, registry, config);
-  const PipelineReport report =
-      pipeline.sweep_all([&](std::size_t done, std::size_t total, const std::string&) {
+  const PipelineReport report = pipeline.sweep_all(
+      [&](std::size_t done, std::size_t total, const std::string&) {
         if (live && (done % 16 == 0 || done == total))
           std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
         if (live && done == total) std::cerr << "\n";
-      });
+      },
+      options);
   print_sweep_step(report.sweep, db_file, quiet);
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
-  return kExitOk;
+  const SweepReport& r = report.sweep;
+  return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;
 }
 
 void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file, bool quiet) {
@@ -101,6 +112,13 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
         r.sessions_touched.size(), r.events_added, r.copies_skipped, r.usage_records);
     std::cout << fmt::format("  read {} in {:.2f} s into {}\n", human_bytes(r.bytes_read),
                              r.seconds, db_file.string());
+    if (r.sources_quarantined + r.sources_still_quarantined + r.sources_orphaned +
+            r.sources_reparsed >
+        0)
+      std::cout << fmt::format(
+          "  quarantined {} ({} new), orphaned {}, re-parsed for a new adapter version {}\n",
+          r.sources_quarantined + r.sources_still_quarantined, r.sources_quarantined,
+          r.sources_orphaned, r.sources_reparsed);
     if (!r.warnings_by_category.empty()) {
       std::cout << "  warnings:";
       for (const auto& [category, n] : r.warnings_by_category)
@@ -252,6 +270,12 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
                            human_bytes(s.tier2_bytes), human_bytes(s.file_bytes));
   for (const auto& [state, n] : s.sources_by_state)
     std::cout << fmt::format("  sources {}: {}\n", state, n);
+  for (const auto& u : s.unread_sources)
+    std::cout << (u.state == SourceState::quarantined
+                      ? fmt::format("  quarantined {} (plugin '{}'): {}\n", u.path, u.adapter,
+                                    u.reason)
+                      : fmt::format("  orphaned {} (plugin '{}' is not loaded)\n", u.path,
+                                    u.adapter));
   boost::json::object retention;
   add_retention_status(retention, store, config, s.tier2_bytes);
   std::cout << fmt::format("  analyzed {}  evicted {}  evictable {}  data loss events {}\n",
@@ -273,6 +297,19 @@ int cmd_plugins(const Globals& g, const std::vector<std::string>& args) {
   for (const auto& p : registry.loaded())
     std::cout << fmt::format("{:<16} {:<9} {:<9} {:<5} {}\n", p.name, p.kind, p.version,
                              fmt::format("{}.{}", p.abi_major, p.abi_minor), p.path.string());
+  // Sources its plugins could not read, when there is a store to ask.
+  const auto db_file = store_file(g, config);
+  std::error_code ec;
+  if (std::filesystem::exists(db_file, ec)) {
+    Store store(db_file, /*read_only=*/true);
+    for (const auto& u : store.unread_sources())
+      if (u.state == SourceState::quarantined)
+        std::cout << fmt::format("quarantined: {} by plugin '{}': {}\n", u.path, u.adapter,
+                                 u.reason);
+      else
+        std::cout << fmt::format("orphaned: {}: its plugin '{}' is not loaded\n", u.path,
+                                 u.adapter);
+  }
   for (const auto& r : registry.refused())
     std::cout << fmt::format("refused: {}: {}\n", r.path.string(), r.reason);
   return kExitOk;
@@ -282,7 +319,10 @@ int cmd_config(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("config options");
   parse_command(args, opts);
   Config config = load_config(g.config_file);
+  // The directories in effect: --plugins replaces [plugins] dirs (see load_plugins).
+  if (!g.plugin_dirs.empty()) config.plugin_dirs = g.plugin_dirs;
   std::cout << to_toml(config);
+  if (!g.plugin_dirs.empty()) std::cout << "# [plugins] dirs in effect: from --plugins\n";
   std::cout << fmt::format("# store file in effect: {}\n", store_file(g, config).string());
   return kExitOk;
 }

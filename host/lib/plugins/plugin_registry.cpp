@@ -1,5 +1,6 @@
 #include "plugins/plugin_registry.hpp"
 
+#include "base/semver.hpp"
 #include "plugins/abi_struct.hpp"
 
 #define BOOST_DLL_USE_STD_FS
@@ -35,6 +36,18 @@ bool is_plugin_file_name(const std::string& name) {
 bool valid_name(const char* s) {
   static const std::regex pattern("[a-z0-9_-]{1,64}");
   return s && std::regex_match(s, pattern);
+}
+
+// helix-host's own plugin directory: <prefix>/lib/helix/plugins beside <prefix>/bin, or the
+// plugins directory of the build tree this host was built in.
+bool is_first_party_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  for (const auto& own : {exe.parent_path().parent_path() / "lib" / "helix" / "plugins",
+                          std::filesystem::path(HELIX_BUILD_PLUGIN_DIR)}) {
+    if (std::filesystem::equivalent(dir, own, ec)) return true;
+  }
+  return false;
 }
 
 bool has_elf_header(const std::filesystem::path& file) {
@@ -243,6 +256,7 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   info.version = d->version ? d->version : "";
   info.description = d->description ? d->description : "";
   info.path = file;
+  info.first_party = is_first_party_dir(file.parent_path());
   info.abi_major = d->abi_major;
   info.abi_minor = d->abi_minor;
   if (d->kind == HELIX_KIND_ADAPTER) {
@@ -265,6 +279,18 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   }
   libraries_->items.push_back(std::move(lib));
   loaded_.push_back(std::move(info));
+}
+
+std::string plugin_signature(const PluginInfo& plugin) {
+  struct stat st {};
+  if (::stat(plugin.path.c_str(), &st) != 0) return plugin.version;
+  return fmt::format("{} {} {}", plugin.version, st.st_size,
+                     int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec);
+}
+
+bool reparse_worthy(std::string_view parsed_by, const PluginInfo& plugin) {
+  return !plugin.reparse_below.empty() && !parsed_by.empty() && parsed_by != plugin.version &&
+         version_less(parsed_by, plugin.reparse_below);
 }
 
 std::vector<const PluginInfo*> PluginRegistry::adapters() const {

@@ -17,7 +17,11 @@ namespace helix {
 struct PluginInfo {
   std::string name, version, description, kind;
   std::filesystem::path path;
-  uint32_t abi_major = 0, abi_minor = 0;          // abi_minor: the minor the plugin needs
+  uint32_t abi_major = 0, abi_minor = 0;  // abi_minor: the minor the plugin needs
+  // Shipped with this helix-host: loaded from its own plugin directory (<prefix>/lib/helix/
+  // plugins beside bin/helix-host, or the build tree's). [plugins] isolation = "third-party"
+  // runs every other adapter in a worker process.
+  bool first_party = false;
   std::optional<helix_adapter_vtable> adapter;    // set for adapters
   std::optional<helix_digester_vtable> digester;  // set for digesters
   // Adapter extensions (ABI 1.3), when the plugin offers them.
@@ -30,6 +34,14 @@ struct RefusedPlugin {
   std::filesystem::path path;
   std::string reason;  // one line an administrator can act on
 };
+
+// The plugin file as it is now ("<version> <size> <mtime_ns>"): what a quarantine remembers,
+// so that a replaced plugin tries the source again.
+std::string plugin_signature(const PluginInfo& plugin);
+
+// True when a source last parsed by version `parsed_by` of this adapter is to be parsed again:
+// the adapter declares (helix.reparse/1) that output of versions below reparse_below is stale.
+bool reparse_worthy(std::string_view parsed_by, const PluginInfo& plugin);
 
 class PluginRegistry {
  public:

@@ -114,15 +114,17 @@ boost::json::object event_json(const EventRow& e, bool with_bodies) {
 boost::json::object status_json(const StoreStatus& s, const std::string& store_file) {
   boost::json::object states;
   for (const auto& [state, n] : s.sources_by_state) states[state] = n;
-  return {{"store", store_file},
-          {"sessions", s.sessions},
-          {"events", s.events},
-          {"sources", s.sources},
-          {"sources_by_state", std::move(states)},
-          {"warnings", s.warnings},
-          {"tier1_bytes", s.tier1_bytes},
-          {"tier2_bytes", s.tier2_bytes},
-          {"store_file_bytes", s.file_bytes}};
+  boost::json::array unread;  // quarantined and orphaned sources, with why
+  for (const auto& u : s.unread_sources)
+    unread.push_back(boost::json::object{{"path", u.path},
+                                         {"state", to_string(u.state)},
+                                         {"plugin", u.adapter},
+                                         {"reason", u.reason}});
+  return {{"store", store_file},          {"unread_sources", std::move(unread)},
+          {"sessions", s.sessions},       {"events", s.events},
+          {"sources", s.sources},         {"sources_by_state", std::move(states)},
+          {"warnings", s.warnings},       {"tier1_bytes", s.tier1_bytes},
+          {"tier2_bytes", s.tier2_bytes}, {"store_file_bytes", s.file_bytes}};
 }
 
 }  // namespace helix

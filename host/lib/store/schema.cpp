@@ -471,6 +471,13 @@ CREATE TABLE pricing_state (
 );
 )sql";
 
+// A source whose plugin crashed, hung or ran out of memory on it is quarantined (state
+// 'quarantined', the reason in last_error): `quarantine` names the plugin file as it was then,
+// so that a changed plugin tries it again.
+constexpr const char* kSchemaV13Quarantine = R"sql(
+ALTER TABLE sources ADD COLUMN quarantine TEXT;  -- "<plugin version> <size> <mtime_ns>"
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -489,6 +496,7 @@ constexpr Migration kMigrations[] = {
     {10, kSchemaV10UsageRollup},
     {11, kSchemaV11SessionCounters},
     {12, kSchemaV12HostPricing},
+    {13, kSchemaV13Quarantine},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

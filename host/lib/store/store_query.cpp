@@ -333,7 +333,19 @@ StoreStatus Store::status() {
   s.tier2_bytes = measured_tier2_bytes(*this);
   auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
   while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
+  s.unread_sources = unread_sources();
   return s;
+}
+
+std::vector<SourceProblem> Store::unread_sources() {
+  auto st = db_.prepare(
+      "SELECT path, COALESCE(adapter, ''), COALESCE(last_error, ''), state FROM sources "
+      "WHERE state IN ('quarantined', 'orphaned') ORDER BY path");
+  std::vector<SourceProblem> out;
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2),
+                   parse_source_state(st.text(3)).value_or(SourceState::active)});
+  return out;
 }
 
 namespace {

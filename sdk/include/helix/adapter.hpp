@@ -235,8 +235,8 @@ class RecordEmitter {
 
 // Calls `on_line(line, offset)` for each non-empty line of a LINES chunk (without '\n' or a
 // trailing '\r'). An exception from one line becomes an `adapter_exception` warning at its
-// offset and the next line goes on; only ParseFailure fails the whole call. Events the line
-// emitted before it threw are kept.
+// offset and the next line goes on; only ParseFailure (and std::bad_alloc) fails the whole call.
+// Events the line emitted before it threw are kept.
 template <class OnLine>
 void for_each_line(const ParseContext& ctx, OnLine&& on_line) {
   const std::string_view data = ctx.data();
@@ -253,6 +253,8 @@ void for_each_line(const ParseContext& ctx, OnLine&& on_line) {
       on_line(line, offset);
     } catch (const ParseFailure&) {
       throw;
+    } catch (const std::bad_alloc&) {
+      throw;  // not a bad record: the plugin ran out of memory, which fails the call
     } catch (const std::exception& e) {
       ctx.warn(offset, "adapter_exception", e.what());
     } catch (...) {
