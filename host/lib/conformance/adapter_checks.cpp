@@ -1,13 +1,11 @@
 #include "conformance/adapter_checks.hpp"
 
+#include "conformance/isolated_call.hpp"
 #include "conformance/parse_output.hpp"
 #include "plugins/adapter_instance.hpp"
 
 #include <fmt/format.h>
 #include <fnmatch.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -174,30 +172,13 @@ std::vector<std::pair<std::string, std::string>> damaged_inputs(const Sample& s,
 // without HELIX_ERROR), else what happened.
 std::string parse_isolated(const PluginInfo& plugin, const PluginCheckOptions& options,
                            const Sample& s, const std::string& data) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return fmt::format("fork failed: {}", std::strerror(errno));
-  if (pid == 0) {
-    ::alarm(static_cast<unsigned>(options.timeout_s) + 1);
-    try {
-      AdapterInstance adapter(plugin, options.config_json);
-      RecordBatch batch;
-      try {
+  return run_isolated(
+      [&] {
+        AdapterInstance adapter(plugin, options.config_json);
+        RecordBatch batch;
         adapter.parse(s.path.string(), s.layout, 0, data, "", batch);
-      } catch (const std::runtime_error&) {  // HELIX_ERROR is an answer, not a fault
-      }
-    } catch (...) {
-    }
-    std::_Exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-    return fmt::format("hung: no return within {} s", options.timeout_s);
-  if (WIFSIGNALED(status))
-    return fmt::format("crashed with signal {} ({})", WTERMSIG(status),
-                       ::strsignal(WTERMSIG(status)));
-  return fmt::format("exited with status {}", WEXITSTATUS(status));
+      },
+      options.timeout_s);
 }
 
 // Megabytes parsed per second, over repeated whole parses of at least a quarter second.

@@ -1,15 +1,12 @@
 #include "conformance/digester_checks.hpp"
 
+#include "conformance/isolated_call.hpp"
 #include "plugins/adapter_instance.hpp"
 #include "plugins/digester_instance.hpp"
 
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 
 namespace helix {
 namespace {
@@ -63,25 +60,9 @@ MadeUpSession made_up_session(int n) {
 // Digests `m` in a child process with a time limit; "" when end_session returned.
 std::string digest_isolated(const PluginInfo& plugin, const PluginCheckOptions& options,
                             const MadeUpSession& m) {
-  const pid_t pid = ::fork();
-  if (pid < 0) return fmt::format("fork failed: {}", std::strerror(errno));
-  if (pid == 0) {
-    ::alarm(static_cast<unsigned>(options.timeout_s) + 1);
-    try {
-      DigesterInstance(plugin, options.config_json).run(m.session, m.events, m.usage);
-    } catch (...) {  // a refused session is an answer, not a fault
-    }
-    std::_Exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-    return fmt::format("hung: no return within {} s", options.timeout_s);
-  if (WIFSIGNALED(status))
-    return fmt::format("crashed with signal {} ({})", WTERMSIG(status),
-                       ::strsignal(WTERMSIG(status)));
-  return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return run_isolated(
+      [&] { DigesterInstance(plugin, options.config_json).run(m.session, m.events, m.usage); },
+      options.timeout_s);
 }
 
 std::vector<std::pair<std::string, MadeUpSession>> damaged_sessions() {
