@@ -31,8 +31,8 @@ MadeUpSession made_up_session(int n) {
   for (int i = 0; i < n; ++i) {
     EventRow e;
     e.seq = i;
-    e.ts_ms = m.session.started_at_ms + i * 1000;
-    e.source_offset = i * 100;
+    e.ts_ms = m.session.started_at_ms + int64_t{i} * 1000;
+    e.source_offset = int64_t{i} * 100;
     e.kind = kinds[static_cast<std::size_t>(i) % kinds.size()];
     e.role = e.kind == "user_msg" ? "user" : "assistant";
     e.tool = e.kind == "tool_call" || e.kind == "tool_result" || e.kind == "edit" ? "Bash" : "";
