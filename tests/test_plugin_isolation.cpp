@@ -252,3 +252,21 @@ BOOST_AUTO_TEST_CASE(config_lists_the_plugin_directories_in_effect) {
   BOOST_TEST(has(r.out, "isolation = 'third-party'"));
   BOOST_TEST(has(r.out, "call_timeout_seconds = 2"));
 }
+
+// A third-party flavor's own declarations serve `hook` (its event keys, the id's first 8
+// characters in file names) and `resume` (its command).
+BOOST_AUTO_TEST_CASE(hook_and_resume_serve_a_third_party_flavor) {
+  FaultyHome f;
+  helix::test::write_file(f.faulty / "abcdefgh.versioned", "user_msg from a hook\n");
+  helix::test::write_file(f.faulty / "zzzzzzzz.versioned", "user_msg not this one\n");
+  Run hook =
+      f.helix("hook versioned --foreground '{\"conversationId\":\"abcdefgh-1234-5678-9abc\"}'",
+              {kTestPlugins / "versioned_v1"});
+  BOOST_TEST(hook.exit_code == 0);
+  const auto got = sessions(f.helix("sessions --json", {}));
+  BOOST_TEST(got.count("versioned:abcdefgh") == 1u);
+  BOOST_TEST(got.count("versioned:zzzzzzzz") == 0u);
+  Run resume = f.helix("resume versioned:abcdefgh --json", {kTestPlugins / "versioned_v1"});
+  BOOST_TEST(resume.exit_code == 0, resume.err);
+  BOOST_TEST(has(resume.out, "\"command\":\"versioned --continue abcdefgh\""));  // no cwd asked
+}

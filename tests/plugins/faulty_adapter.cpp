@@ -83,6 +83,13 @@ class FaultyAdapter final : public helix::Adapter {
 };
 
 const char* const kRoots[] = {"~/.faulty", nullptr};
+// A third-party flavor's hook and resume declarations (its resume runs anywhere): its hook events
+// name the session as conversationId, and its files carry only the id's first 8 characters.
+const char* const kHookSessionKeys[] = {"conversationId", nullptr};
+constexpr helix_hook_ext kHook =
+    helix::hook_events({.session_id_keys = kHookSessionKeys, .id_chars_in_file_names = 8});
+const char* const kResumeArgv[] = {FAULTY_NAME, "--continue", "{session_id}", nullptr};
+constexpr helix_resume_ext kResume = helix::resume_command("Faulty Agent", kResumeArgv, 0);
 const helix_source_pattern kPatterns[] = {
     {"*.faulty", HELIX_LAYOUT_LINES}, {"*." FAULTY_NAME, HELIX_LAYOUT_LINES}, {nullptr, 0}};
 
@@ -98,4 +105,4 @@ const helix_source_pattern kPatterns[] = {
 HELIX_ADAPTER(FaultyAdapter, .name = FAULTY_NAME, .version = FAULTY_VERSION,
               .description = "a deliberately faulty test adapter", .flavor = FAULTY_NAME,
               .root_env = "HELIX_FAULTY_HOME", .roots = kRoots, .patterns = kPatterns,
-              .reparse_below = FAULTY_REPARSE_BELOW)
+              .resume = &kResume, .hook = &kHook, .reparse_below = FAULTY_REPARSE_BELOW)
