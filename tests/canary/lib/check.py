@@ -12,14 +12,16 @@ as a diagnostic, never as the verdict.
 The expectation file (JSON) of a scenario:
   "sessions": N                      sessions in the store
   "kinds": {"tool_call": 3, "thinking": ">=1"}    events of each kind, over all sessions
-  "tools": {"exec": 3}               tool_call events per tool name
-  "paired_calls": true               every tool_call has a tool_result or error with its call id,
+  "calls": 3                         tool calls: events of kind tool_call, edit or test_run
+  "tools": {"exec": 3}               tool calls per tool name
+  "paired_calls": true               every tool call has a tool_result or error with its call id,
                                      and every result a call
   "unpaired_calls": 1                ... except this many calls (e.g. one cut by an interrupt)
   "tokens": "mock"                   usage totals equal the sum of what the mock returned,
-  "unrecorded_rules": ["title"]        leaving out replies the agent does not record
-  "replies_kept": true               (default) every text and tool call the mock sent is an event:
-  "replies_as": {"rule": "lifecycle"}  texts an assistant_msg, or the kind given for their rule
+  "unrecorded_rules": ["title"]        leaving out replies whose usage the agent does not write
+  "replies_kept": true               (default) every text the mock sent is in an assistant_msg and
+                                     every tool call it sent is a call event, except the replies
+  "side_rules": ["title"]              of these rules (titles, summaries: not conversation turns)
   "search": [{"query": "...", "hits": 1}]    search --json hits for a query
   "markdown": ["text", ...]          some session's markdown export contains each text
   "events": [{"kind": "lifecycle", "text": "compact", "count": 1}]
@@ -28,6 +30,8 @@ The expectation file (JSON) of a scenario:
                                      each call of that tool has its subagent linked: events with
                                      the call's id after the call in the same session, or a
                                      session whose parent is the caller
+  "digest": {"retries": ">=1"}       a field of the sessions' digest figures (sessions --json
+                                     "cost"), summed over the sessions
   "time_order": true                 each session stores its events in time order
   "allowed_warnings": {"category": "why"}   warnings that do not fail the scenario
 Exit 0 when every check passes, 1 otherwise; the findings are printed, and written as JSON with
@@ -40,6 +44,8 @@ import re
 import sqlite3
 import subprocess
 import sys
+
+CALL_KINDS = ("tool_call", "edit", "test_run")  # the kinds of a tool call (docs/sdk.md)
 
 
 class HelixError(RuntimeError):
@@ -173,10 +179,15 @@ class Checker:
         tools = {}
         for e in self.events:
             kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
-            if e["kind"] == "tool_call":
+            if e["kind"] in CALL_KINDS:
                 tools[e.get("tool") or "?"] = tools.get(e.get("tool") or "?", 0) + 1
         self.check_counts("kind", self.expect.get("kinds", {}), kinds)
         self.check_counts("tool", self.expect.get("tools", {}), tools)
+        if "calls" in self.expect:
+            n = sum(tools.values())
+            self.note(count_matches(n, self.expect["calls"]),
+                      "calls: %s tool calls (%s)" % (self.expect["calls"], "/".join(CALL_KINDS)),
+                      "found %d" % n)
 
     def check_pairs(self):
         if not self.expect.get("paired_calls"):
@@ -184,11 +195,11 @@ class Checker:
         calls, results = {}, {}
         for e in self.events:
             key = (e["session"], e.get("call_id"))
-            if e["kind"] == "tool_call":
+            if e["kind"] in CALL_KINDS:
                 calls[key] = e
             elif e["kind"] in ("tool_result", "error") and e.get("call_id"):
                 results[key] = e
-        no_call_id = [e for e in self.events if e["kind"] == "tool_call" and not e.get("call_id")]
+        no_call_id = [e for e in self.events if e["kind"] in CALL_KINDS and not e.get("call_id")]
         unanswered = [k for k in calls if k not in results]
         orphans = [k for k in results if k not in calls]
         allowed = int(self.expect.get("unpaired_calls", 0))
@@ -215,21 +226,16 @@ class Checker:
     def check_replies_kept(self):
         if not self.expect.get("replies_kept", True):
             return
-        replies = self.mock.recorded(set(self.expect.get("unrecorded_rules", [])))
-        kind_of_rule = self.expect.get("replies_as", {})
-        texts_by_kind = {}
-        for e in self.events:
-            texts_by_kind.setdefault(e["kind"], []).append(e.get("text") or "")
-        call_ids = {e.get("call_id") for e in self.events if e["kind"] == "tool_call"}
-        lost = set()
-        for r in replies:
-            kind = kind_of_rule.get(r.get("matched"), "assistant_msg")
-            lost.update((kind, t) for t in r.get("texts", [])
-                        if not any(t in have for have in texts_by_kind.get(kind, [])))
+        replies = [r for r in self.mock.replies
+                   if r.get("matched") not in set(self.expect.get("side_rules", []))]
+        answers = [e.get("text") or "" for e in self.events if e["kind"] == "assistant_msg"]
+        call_ids = {e.get("call_id") for e in self.events if e["kind"] in CALL_KINDS}
+        lost_texts = sorted({t for r in replies for t in r.get("texts", [])
+                             if not any(t in a for a in answers)})
         lost_calls = sorted({c for r in replies for c in r.get("calls", []) if c not in call_ids})
-        self.note(not lost, "kept: every answer the mock sent is an event of its kind",
-                  "missing: %s" % "; ".join("%s %r" % (k, t[:80]) for k, t in sorted(lost)))
-        self.note(not lost_calls, "kept: every tool call the mock sent is a tool_call",
+        self.note(not lost_texts, "kept: every answer the mock sent is an assistant_msg",
+                  "missing: %s" % "; ".join(repr(t[:80]) for t in lost_texts))
+        self.note(not lost_calls, "kept: every tool call the mock sent is a call event",
                   "missing: %s" % ", ".join(lost_calls))
 
     def check_search(self):
@@ -263,7 +269,7 @@ class Checker:
         rule = self.expect.get("subagents")
         if not rule:
             return
-        calls = [e for e in self.events if e["kind"] == "tool_call" and e.get("tool") == rule["tool"]]
+        calls = [e for e in self.events if e["kind"] in CALL_KINDS and e.get("tool") == rule["tool"]]
         self.note(len(calls) == rule["count"], "subagents: %d %s call(s)" % (rule["count"], rule["tool"]),
                   "found %d" % len(calls))
         children = {}
@@ -280,6 +286,11 @@ class Checker:
                                                                                   call.get("call_id")),
                       "%d sidechain events carry its call id after it; %d child sessions name "
                       "its session as parent" % (len(linked), len(own)))
+
+    def check_digest(self):
+        for field, rule in sorted(self.expect.get("digest", {}).items()):
+            n = sum((s.get("cost") or {}).get(field) or 0 for s in self.sessions)
+            self.note(count_matches(n, rule), "digest: %s %s" % (field, rule), "found %d" % n)
 
     def check_time_order(self):
         if not self.expect.get("time_order"):
@@ -308,6 +319,7 @@ class Checker:
         self.check_events()
         self.check_subagents()
         self.check_time_order()
+        self.check_digest()
         return self.findings
 
 

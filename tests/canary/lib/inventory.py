@@ -62,7 +62,8 @@ TYPES = {"claude": claude_types, "codex": codex_types, "grok": grok_types}
 
 
 def mask(path):
-    return ID.sub("<id>", path)
+    """The path with ids, dates and project names masked: the same on every run."""
+    return ID.sub("<id>", re.sub(r"^projects/[^/]+", "projects/<project>", path))
 
 
 def session_files(root, trees):
