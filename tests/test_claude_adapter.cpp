@@ -447,6 +447,61 @@ BOOST_AUTO_TEST_CASE(agent_meta_sidecar_announces_the_subagent_on_the_parent) {
              0);
 }
 
+// The canary's run of Claude Code 2.1.330 (canary-2.1.330/tools, tests/fixtures/claude/SOURCES.md):
+// 4 api-request, 2 api-request-blob, 1 api-request-shape, 1 cost-state, 3 tools-used and 3
+// atis-latch lines (counted with grep over the file).
+BOOST_AUTO_TEST_CASE(current_era_bookkeeping_records_are_lifecycle_events) {
+  const std::string file =
+      "canary-2.1.330/tools/.claude/projects/-tmp-helix-canary-claude-tools-work-tools/"
+      "9a2a8856-aa79-4383-8618-85faa3075c65.jsonl";
+  RecordBatch batch = parse(file);
+  BOOST_TEST(count_warnings(batch, "unknown_type") == 0);
+  BOOST_TEST(batch.warnings.empty());
+  std::map<std::string, int> bookkeeping;
+  const helix::EventRecord* cost = nullptr;
+  for (const auto& e : batch.events) {
+    if (e.kind != "lifecycle") continue;
+    for (std::string_view type : {"api-request:", "api-request-blob ", "api-request-shape ",
+                                  "cost-state:", "tools-used:", "atis-latch"})
+      if (e.summary.starts_with(type)) ++bookkeeping[std::string(type)];
+    if (e.summary.starts_with("cost-state:")) cost = &e;
+  }
+  BOOST_TEST(bookkeeping == (std::map<std::string, int>{{"api-request:", 4},
+                                                        {"api-request-blob ", 2},
+                                                        {"api-request-shape ", 1},
+                                                        {"cost-state:", 1},
+                                                        {"tools-used:", 3},
+                                                        {"atis-latch", 3}}));
+  BOOST_TEST_REQUIRE(cost != nullptr);
+  BOOST_TEST(cost->summary == "cost-state: $0.0588");
+  BOOST_TEST(cost->text ==
+             "total $0.0588; claude-opus-5-5 $0.0588 (input 14, output 220, cache read 27850, "
+             "cache write 9750)");
+  int requests = 0;
+  for (const auto& e : batch.events)
+    if (e.summary == "api-request: claude-opus-5-5 (sdk)") {
+      ++requests;
+      BOOST_TEST(e.text.starts_with("model claude-opus-5-5; query source sdk; id "));
+    }
+  BOOST_TEST(requests == 4);
+}
+
+// A directory named "subagents" above the Claude root (here the canary's scenario folder) is not
+// the session: the agent metadata still names the session directory below projects/.
+BOOST_AUTO_TEST_CASE(subagents_directory_above_the_root_is_not_a_session) {
+  const std::string session = "395fed10-2032-458c-b382-c5b471aca46a";
+  const std::string dir =
+      "claude/canary-2.1.330/subagents/.claude/projects/"
+      "-tmp-helix-canary-claude-subagents-work-subagents/" +
+      session + "/subagents/";
+  for (const char* meta :
+       {"agent-a77a339c5ea910bfe.meta.json", "agent-afe57258d72fdb6fe.meta.json"}) {
+    RecordBatch batch = harness().parse_file(fixture(dir + meta), HELIX_LAYOUT_DOCUMENT);
+    BOOST_TEST_REQUIRE(batch.events.size() == 1u);
+    BOOST_TEST(batch.events[0].session_id == session);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(concatenated_records_on_one_line_are_split) {
   RecordBatch batch = parse("entire-2.1.7-concatenated-records.slice.jsonl");
   // Slice line 7 starts at byte 8418; the file-history-snapshot is glued on at byte 10201.
@@ -561,21 +616,22 @@ BOOST_AUTO_TEST_CASE(schema_catalogue_parses_and_reports_unknown_types) {
   BOOST_TEST(batch.events.size() == 96u);
   BOOST_TEST(kind_counts(batch) == (KindCounts{{"assistant_msg", 6},
                                                {"error", 6},
-                                               {"lifecycle", 3},
-                                               {"other", 63},
+                                               {"lifecycle", 4},
+                                               {"other", 62},
                                                {"thinking", 6},
                                                {"tool_call", 3},
                                                {"tool_result", 2},
                                                {"user_msg", 7}}));
-  BOOST_TEST(count_warnings(batch, "unknown_type") ==
-             4);  // started, result, bridge-session, atis-latch
-  BOOST_TEST(batch.warnings.size() == 4u);
+  // started, result, bridge-session; atis-latch is a 2.1.3xx bookkeeping record (lifecycle)
+  BOOST_TEST(count_warnings(batch, "unknown_type") == 3);
+  BOOST_TEST(batch.warnings.size() == 3u);
   for (const auto& e : batch.events) BOOST_TEST(!e.session_id.empty());
   int unknown_kept = 0;
   for (const auto& e : batch.events)
-    unknown_kept += e.summary.starts_with("started") || e.summary.starts_with("result") ||
-                    e.summary.starts_with("bridge-session") || e.summary.starts_with("atis-latch");
-  BOOST_TEST(unknown_kept == 4);
+    unknown_kept +=
+        e.kind == "other" && (e.summary.starts_with("started") || e.summary.starts_with("result") ||
+                              e.summary.starts_with("bridge-session"));
+  BOOST_TEST(unknown_kept == 3);
 }
 
 BOOST_AUTO_TEST_CASE(tool_calls_that_edit_or_run_tests) {

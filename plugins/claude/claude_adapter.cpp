@@ -47,8 +47,11 @@ bool is_uuid(std::string_view s) {
 }
 
 // ".../<session-uuid>/subagents/..." -> "<session-uuid>"; empty when the path has no subagents dir.
+// Looked for below the last "/projects/", so that a directory named "subagents" above the root
+// (in the home's path, say) is not taken for the session's.
 std::string_view subagent_session_dir(std::string_view path) {
-  auto at = path.find("/subagents/");
+  auto projects = path.rfind("/projects/");
+  auto at = path.find("/subagents/", projects == std::string_view::npos ? 0 : projects);
   if (at == std::string_view::npos) return {};
   auto start = path.rfind('/', at - 1);
   return start == std::string_view::npos ? path.substr(0, at)

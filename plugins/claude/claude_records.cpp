@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <helix/json.hpp>
+#include <optional>
 
 #include "claude_tools.hpp"
 
@@ -17,7 +18,7 @@ using json::str;
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kKnownTypes = {"user",
+constexpr std::array<std::string_view, 33> kKnownTypes = {"user",
                                                           "assistant",
                                                           "system",
                                                           "summary",
@@ -43,7 +44,13 @@ constexpr std::array<std::string_view, 27> kKnownTypes = {"user",
                                                           "marble-origami-commit",
                                                           "marble-origami-snapshot",
                                                           "frame-link",
-                                                          "file-history-delta"};
+                                                          "file-history-delta",
+                                                          "api-request",
+                                                          "api-request-blob",
+                                                          "api-request-shape",
+                                                          "cost-state",
+                                                          "atis-latch",
+                                                          "tools-used"};
 
 // Title sources by precedence (custom-title > agent-name > ai-title > summary).
 struct TitleSource {
@@ -116,6 +123,98 @@ std::string_view detail_of(const bj::object& record) {
       for (std::string_view key : {"hookName", "prompt", "content"})
         if (auto s = str(*inner, key); !s.empty()) return s;
   return {};
+}
+
+// The bookkeeping records of Claude Code 2.1.3xx (tests/fixtures/claude/SOURCES.md, Source G): what
+// the CLI sent to the API and what it cost. Each becomes a lifecycle event whose summary and text
+// carry its useful fields; the request contents (api-request-blob, api-request-shape) stay in the
+// payload only, as they repeat the prompt, the tools and the conversation already mapped.
+struct Bookkeeping {
+  std::string summary, text;
+};
+
+std::string short_hash(std::string_view hash) { return std::string(hash.substr(0, 12)); }
+
+std::string usd(double dollars) {
+  char out[32];
+  std::snprintf(out, sizeof out, "$%.4f", dollars);
+  return out;
+}
+
+Bookkeeping api_request(const bj::object& r) {
+  const bj::object* params = obj(r, "params");
+  std::string_view model = params ? str(*params, "model") : std::string_view();
+  Bookkeeping b{"api-request: " + std::string(model.empty() ? "(model not named)" : model), ""};
+  if (auto source = str(r, "querySource"); !source.empty())
+    b.summary += " (" + std::string(source) + ")";
+  b.text = "model " + std::string(model) + "; query source " + std::string(str(r, "querySource")) +
+           "; id " + std::string(str(r, "id")) + "; shape " + short_hash(str(r, "shapeHash"));
+  return b;
+}
+
+Bookkeeping api_request_blob(const bj::object& r) {
+  std::string role;
+  if (auto* message = obj(r, "message")) role = str(*message, "role");
+  return {
+      "api-request-blob " + short_hash(str(r, "hash")) + (role.empty() ? "" : " (" + role + ")"),
+      ""};
+}
+
+Bookkeeping api_request_shape(const bj::object& r) {
+  std::size_t tools = 0, system = 0;
+  if (auto* shape = obj(r, "shape")) {
+    if (auto* list = arr(*shape, "tools")) tools = list->size();
+    if (auto* list = arr(*shape, "system")) system = list->size();
+  }
+  return {"api-request-shape " + short_hash(str(r, "shapeHash")) + ": " + std::to_string(system) +
+              " system blocks, " + std::to_string(tools) + " tools",
+          ""};
+}
+
+// cost-state: Claude Code's own running cost, in total and per model with the tokens it counted.
+Bookkeeping cost_state(const bj::object& r) {
+  auto* total = r.if_contains("totalCostUSD");
+  const std::string total_text = total && total->is_number() ? usd(json::real(total)) : "no total";
+  Bookkeeping b{"cost-state: " + total_text, "total " + total_text};
+  if (auto* models = obj(r, "modelUsage")) {
+    for (const auto& [model, entry] : *models) {
+      auto* use = entry.if_object();
+      if (!use) continue;
+      auto* cost = use->if_contains("costUSD");
+      b.text += "; " + std::string(model) + " " +
+                (cost && cost->is_number() ? usd(json::real(cost)) : "unpriced") + " (input " +
+                std::to_string(num(*use, "inputTokens")) + ", output " +
+                std::to_string(num(*use, "outputTokens")) + ", cache read " +
+                std::to_string(num(*use, "cacheReadInputTokens")) + ", cache write " +
+                std::to_string(num(*use, "cacheCreationInputTokens")) + ")";
+    }
+  }
+  if (json::truthy(r, "hasUnknownModelCost")) b.text += "; some model's cost unknown";
+  return b;
+}
+
+Bookkeeping tools_used(const bj::object& r) {
+  std::string names;
+  if (auto* tools = arr(r, "tools"))
+    for (const auto& t : *tools)
+      if (auto* name = t.if_string()) names.append(names.empty() ? "" : ", ").append(*name);
+  return {"tools-used: " + names, names};
+}
+
+Bookkeeping atis_latch(const bj::object& r) {
+  auto atis = str(r, "atis");
+  return {"atis-latch" + (atis.empty() ? std::string() : ": " + std::string(atis)),
+          std::string(atis)};
+}
+
+std::optional<Bookkeeping> bookkeeping_of(std::string_view type, const bj::object& r) {
+  if (type == "api-request") return api_request(r);
+  if (type == "api-request-blob") return api_request_blob(r);
+  if (type == "api-request-shape") return api_request_shape(r);
+  if (type == "cost-state") return cost_state(r);
+  if (type == "tools-used") return tools_used(r);
+  if (type == "atis-latch") return atis_latch(r);
+  return std::nullopt;
 }
 
 // "record:<FNV-1a 64 of the record's bytes>": a stable name for a record that has no uuid.
@@ -394,9 +493,16 @@ void RecordMapper::map_system(const Record& r) {
   }
 }
 
-// Every other record (progress, attachment, snapshots, queue, titles, modes, unknown types) is
-// kept as "other", summarised by type/subtype and its human detail.
+// The 2.1.3xx bookkeeping records are lifecycle events (bookkeeping_of). Every other record
+// (progress, attachment, snapshots, queue, titles, modes, unknown types) is kept as "other",
+// summarised by type/subtype and its human detail.
 void RecordMapper::map_other(const Record& r) {
+  if (auto b = bookkeeping_of(r.type, r.o)) {
+    Event e = event_of(r, 0, "lifecycle", "system");
+    e.summary = b->summary;
+    e.text = b->text;
+    return emit(e);
+  }
   if (!is_known_type(r.type))
     ctx_.warn(r.offset, "unknown_type",
               "unknown record type '" + std::string(r.type) + "' kept as other");
