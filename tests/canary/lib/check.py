@@ -247,7 +247,8 @@ class Checker:
             self.note(count_matches(len(hits), probe["hits"]),
                       "search %s: %s hit(s)" % (probe["query"], probe["hits"]),
                       "found %d: %s" % (len(hits), "; ".join(
-                          "%s %s seq %s" % (h["session_uid"][-8:], h["kind"], h["seq"]) for h in hits)))
+                          "%s %s seq %s" % (h["session_uid"][-8:], h["kind"], h["seq"])
+                          for h in hits)))
 
     def check_markdown(self):
         wanted = self.expect.get("markdown", [])
@@ -272,8 +273,10 @@ class Checker:
         rule = self.expect.get("subagents")
         if not rule:
             return
-        calls = [e for e in self.events if e["kind"] in CALL_KINDS and e.get("tool") == rule["tool"]]
-        self.note(len(calls) == rule["count"], "subagents: %d %s call(s)" % (rule["count"], rule["tool"]),
+        calls = [e for e in self.events
+                 if e["kind"] in CALL_KINDS and e.get("tool") == rule["tool"]]
+        self.note(len(calls) == rule["count"],
+                  "subagents: %d %s call(s)" % (rule["count"], rule["tool"]),
                   "found %d" % len(calls))
         children = {}
         for s in self.sessions:
@@ -285,8 +288,8 @@ class Checker:
                       and e.get("is_sidechain")]
             own = children.get(call["session"], [])
             ok = bool(linked) or bool(own)
-            self.note(ok, "subagents: the %s call %s has its subagent linked" % (rule["tool"],
-                                                                                  call.get("call_id")),
+            self.note(ok, "subagents: the %s call %s has its subagent linked"
+                      % (rule["tool"], call.get("call_id")),
                       "%d sidechain events carry its call id after it; %d child sessions name "
                       "its session as parent" % (len(linked), len(own)))
 
@@ -302,7 +305,8 @@ class Checker:
             return
         slack = datetime.timedelta(milliseconds=TIME_ORDER_SLACK_MS)
         for s in self.sessions:
-            timed = sorted((e for e in self.events if e["session"] == s["session_uid"] and e.get("ts")),
+            timed = sorted((e for e in self.events
+                            if e["session"] == s["session_uid"] and e.get("ts")),
                            key=lambda e: e["seq"])
             latest, late = None, []
             for e in timed:
@@ -313,8 +317,8 @@ class Checker:
                     latest = (at, e)
             first = late[0] if late else None
             self.note(not late, "time order: %s stores its events in time order" % s["session_uid"],
-                      "%d events stored after a later one, first: seq %s %s (%s) after seq %s %s (%s)"
-                      % (len(late), first[1]["seq"], first[1]["kind"], first[1]["ts"],
+                      "%d events stored after a later one, first: seq %s %s (%s) after seq %s %s"
+                      " (%s)" % (len(late), first[1]["seq"], first[1]["kind"], first[1]["ts"],
                          first[0]["seq"], first[0]["kind"], first[0]["ts"]) if late else "")
 
     def run(self):

@@ -69,6 +69,17 @@ install_cli() {
   if [ ! -f "$prefix/.installed" ]; then
     command -v npm >/dev/null || { note "npm is not installed: skipping"; exit $EXIT_SKIP; }
     mkdir -p "$CACHE"
+    # one quick question first: npm's own retries take a minute to give up on a dead registry
+    local found
+    if ! found="$(timeout 60 npm view "$NPM_PACKAGE@$VERSION" version --fetch-retries=0 \
+        --cache "$CACHE/npm-cache" 2>"$CACHE/npm-view.log")"; then
+      if grep -qiE 'E404|404 Not Found' "$CACHE/npm-view.log"; then
+        die "npm has no $NPM_PACKAGE@$VERSION"
+      fi
+      note "the npm registry is unreachable: skipping ($(grep -m1 -iE 'code|error' "$CACHE/npm-view.log"))"
+      exit $EXIT_SKIP
+    fi
+    [ -n "$found" ] || die "npm has no $NPM_PACKAGE@$VERSION"
     rm -rf "$prefix.tmp"
     note "installing $NPM_PACKAGE@$VERSION into $prefix"
     # the version is explicit: with a bare name, npm may pick an older release whose engines fit

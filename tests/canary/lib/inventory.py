@@ -21,7 +21,8 @@ SESSION_TREES = {"claude": ["projects"], "codex": ["sessions", "archived_session
                                                    "session_index.jsonl"],
                  "grok": ["sessions"], "gemini": ["tmp"]}
 ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|agent-a[0-9a-f]{6,}"
-                r"|\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|%2F[^/]*|toolu_\w+|call_\w+|\d{6,}(-\d+)?")
+                r"|\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|%2F[^/]*"
+                r"|toolu_\w+|call_\w+|\d{6,}(-\d+)?")
 
 
 def claude_types(record, path):

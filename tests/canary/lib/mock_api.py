@@ -10,12 +10,13 @@ The replies come from a script (JSON) of rules, tried in order, the first match 
   {"global_rules": [RULE...], "scenarios": {"NAME": {"rules": [RULE...]}}}
   RULE = {"name": "r1",
           "when": {"last_user_text_contains": "[T1]",      # text of the last user message
-                   "tool_result_for": ["@read"],           # the newest tool results answer these calls
+                   "tool_result_for": ["@read"],           # the newest results answer these
                    "any_text_contains": "...",             # anywhere in the request body
                    "has_tools": true | false | "any"},
           "reply": {"blocks": [{"type": "thinking", "text": "..."},
                                {"type": "text", "text": "..."},
-                               {"type": "tool_call", "id": "@read", "name": "Read", "input": {...}}],
+                               {"type": "tool_call", "id": "@read", "name": "Read",
+                                "input": {...}}],
                     "usage": {"input": 0, "output": 0, "cache_read": 0, "cache_creation": 0,
                               "reasoning": 0}},
           "fail_first": N, "fail_always": true, "fail_with": {"status": 529, "type": "...",
@@ -134,7 +135,8 @@ def rule_matches(when, view, tool_id):
     has_tools = when.get("has_tools", True if "last_user_text_contains" in when else "any")
     if has_tools != "any" and bool(has_tools) != view.has_tools:
         return False
-    if "last_user_text_contains" in when and when["last_user_text_contains"] not in view.last_user_text:
+    wanted_text = when.get("last_user_text_contains")
+    if wanted_text is not None and wanted_text not in view.last_user_text:
         return False
     if "tool_result_for" in when:
         wanted = when["tool_result_for"]
@@ -158,17 +160,23 @@ def reply_blocks(rule):
     return rule.get("reply", {}).get("blocks", [])
 
 
-# ----------------------------------------------------------------------------- Anthropic Messages
-class Messages:
-    name = "messages"
+class Protocol:
+    """What both wire protocols share: tool ids written "@name" become stable ids of their style."""
+    id_prefix, id_length = "", 0
 
     def __init__(self, scenario):
         self.scenario = scenario
 
     def tool_id(self, symbol):
         if isinstance(symbol, str) and symbol.startswith("@"):
-            return "toolu_01" + stable_b62(self.scenario + symbol, 22)
+            return self.id_prefix + stable_b62(self.scenario + symbol, self.id_length)
         return symbol
+
+
+# ----------------------------------------------------------------------------- Anthropic Messages
+class Messages(Protocol):
+    name = "messages"
+    id_prefix, id_length = "toolu_01", 22
 
     @staticmethod
     def _text(content):
@@ -233,8 +241,9 @@ class Messages:
                                             "content_block": {"type": "thinking", "thinking": "",
                                                               "signature": ""}})
                 for part in pieces(block["thinking"], 60):
+                    delta = {"type": "thinking_delta", "thinking": part}
                     sse("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                "delta": {"type": "thinking_delta", "thinking": part}})
+                                                "delta": delta})
                 sse("content_block_delta", {"type": "content_block_delta", "index": i,
                                             "delta": {"type": "signature_delta",
                                                       "signature": block["signature"]}})
@@ -258,16 +267,9 @@ class Messages:
 
 
 # ----------------------------------------------------------------------------- OpenAI Responses
-class Responses:
+class Responses(Protocol):
     name = "responses"
-
-    def __init__(self, scenario):
-        self.scenario = scenario
-
-    def tool_id(self, symbol):
-        if isinstance(symbol, str) and symbol.startswith("@"):
-            return "call_" + stable_b62(self.scenario + symbol, 24)
-        return symbol
+    id_prefix, id_length = "call_", 24
 
     @staticmethod
     def _items(body, history):
@@ -360,12 +362,12 @@ class Responses:
 
     def respond(self, handler, body, blocks, usage, ids):
         output = self._items_out(body, blocks, ids, handler.history())
-        wire_usage = {"input_tokens": usage["input"] + usage["cache_read"] + usage["cache_creation"],
+        prompt = usage["input"] + usage["cache_read"] + usage["cache_creation"]
+        wire_usage = {"input_tokens": prompt,
                       "input_tokens_details": {"cached_tokens": usage["cache_read"]},
                       "output_tokens": usage["output"],
                       "output_tokens_details": {"reasoning_tokens": usage["reasoning"]},
-                      "total_tokens": usage["input"] + usage["cache_read"] + usage["cache_creation"]
-                      + usage["output"]}
+                      "total_tokens": prompt + usage["output"]}
         response = {"id": ids["response_id"], "object": "response", "created_at": int(time.time()),
                     "status": "completed", "model": body.get("model") or "gpt-5", "output": output,
                     "usage": wire_usage, "error": None, "incomplete_details": None}
@@ -398,7 +400,8 @@ class Responses:
             part = {"type": "summary_text", "text": ""}
             event("response.reasoning_summary_part.added", summary_index=0, part=part, **where)
             for delta in pieces(text, 60):
-                event("response.reasoning_summary_text.delta", summary_index=0, delta=delta, **where)
+                event("response.reasoning_summary_text.delta", summary_index=0, delta=delta,
+                      **where)
             event("response.reasoning_summary_text.done", summary_index=0, text=text, **where)
             event("response.reasoning_summary_part.done", summary_index=0,
                   part=dict(part, text=text), **where)
@@ -409,9 +412,11 @@ class Responses:
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
             event("response.content_part.added", content_index=0, part=part, **where)
             for delta in pieces(text, 40):
-                event("response.output_text.delta", content_index=0, delta=delta, logprobs=[], **where)
+                event("response.output_text.delta", content_index=0, delta=delta, logprobs=[],
+                      **where)
             event("response.output_text.done", content_index=0, text=text, logprobs=[], **where)
-            event("response.content_part.done", content_index=0, part=dict(part, text=text), **where)
+            event("response.content_part.done", content_index=0, part=dict(part, text=text),
+                  **where)
         elif kind == "function_call":
             event("response.output_item.added", output_index=index,
                   item=dict(item, status="in_progress", arguments=""))
@@ -474,7 +479,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def start_sse(self, headers):
-        """Starts a chunked event stream; returns send(event, data), and send(None, None) ends it."""
+        """Starts a chunked event stream: returns send(event, data); send(None, None) ends it."""
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
@@ -488,7 +493,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
                 return
-            chunk = ("event: %s\ndata: %s\n\n" % (event, json.dumps(data, ensure_ascii=False))).encode()
+            text = json.dumps(data, ensure_ascii=False)
+            chunk = ("event: %s\ndata: %s\n\n" % (event, text)).encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             self.wfile.flush()
             if self.server.delay:
@@ -579,7 +585,8 @@ class Handler(BaseHTTPRequestHandler):
             failure = rule["fail_with"]
             record.update(status=failure.get("status", 500), injected_error=failure)
             self.server.log(record)
-            self.send_json(int(failure.get("status", 500)), protocol.error_body(failure, ids["request_id"]),
+            self.send_json(int(failure.get("status", 500)),
+                           protocol.error_body(failure, ids["request_id"]),
                            {"request-id": ids["request_id"], "x-request-id": ids["request_id"],
                             "retry-after": "0"})
             return
