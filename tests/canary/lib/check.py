@@ -24,8 +24,10 @@ The expectation file (JSON) of a scenario:
   "side_rules": ["title"]              of these rules (titles, summaries: not conversation turns)
   "search": [{"query": "...", "hits": 1}]    search --json hits for a query
   "markdown": ["text", ...]          some session's markdown export contains each text
-  "events": [{"kind": "lifecycle", "text": "compact", "count": 1}]
+  "events": [{"kind": "error", "text": "missing.txt", "count": 1}]
                                      events of a kind whose summary or text contains a string
+                                     (case-insensitive); with "summary" instead of "text", whose
+                                     one-line summary does (what an event is, not what it quotes)
   "subagents": {"tool": "Agent", "count": 2}
                                      each call of that tool has its subagent linked: events with
                                      the call's id after the call in the same session, or a
@@ -261,12 +263,15 @@ class Checker:
 
     def check_events(self):
         for rule in self.expect.get("events", []):
-            found = [e for e in self.events if e["kind"] == rule["kind"] and
-                     rule["text"].lower() in ((e.get("summary") or "") + "\n" +
-                                              (e.get("text") or "")).lower()]
+            in_summary = "summary" in rule
+            word = (rule["summary"] if in_summary else rule["text"]).lower()
+            found = [e for e in self.events if e["kind"] == rule["kind"] and word in (
+                (e.get("summary") or "") + ("" if in_summary else "\n" + (e.get("text") or ""))
+            ).lower()]
             self.note(count_matches(len(found), rule.get("count", ">=1")),
-                      "events: %s mentioning %r: %s" % (rule["kind"], rule["text"],
-                                                        rule.get("count", ">=1")),
+                      "events: %s whose %s mentions %r: %s" % (
+                          rule["kind"], "summary" if in_summary else "text", word,
+                          rule.get("count", ">=1")),
                       "found %d" % len(found))
 
     def check_subagents(self):
