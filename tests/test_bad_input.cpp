@@ -94,6 +94,7 @@ struct SweptStore {
     ::setenv("CLAUDE_CONFIG_DIR", (dir / "home/claude").c_str(), 1);
     ::setenv("CODEX_HOME", (dir / "home/codex").c_str(), 1);
     ::setenv("GROK_HOME", (dir / "home/grok").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (dir / "home/gemini").c_str(), 1);
     PluginRegistry registry;
     registry.load_directory(HELIX_TEST_PLUGIN_DIR);
     Config config;
@@ -255,6 +256,7 @@ BOOST_AUTO_TEST_CASE(a_line_of_hundreds_of_megabytes_is_skipped_in_bounded_memor
   ::setenv("CLAUDE_CONFIG_DIR", (dir / "home/claude").c_str(), 1);
   ::setenv("CODEX_HOME", (dir / "home/codex").c_str(), 1);
   ::setenv("GROK_HOME", (dir / "home/grok").c_str(), 1);
+  ::setenv("GEMINI_CLI_HOME", (dir / "home/gemini").c_str(), 1);
   test::HostProcess sweep({"--plugins", HELIX_TEST_PLUGIN_DIR, "--config", config, "--store",
                            (dir / "store").string(), "sweep"},
                           dir.path());

@@ -32,7 +32,7 @@ struct Sample {
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
     env = fmt::format(
         "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        "GROK_HOME={0}/home/grok GEMINI_CLI_HOME={0}/home/gemini XDG_CONFIG_HOME={0}/xdg ",
         dir.path().string());
   }
 

@@ -257,6 +257,7 @@ BOOST_AUTO_TEST_CASE(real_prompts_are_not_confused_with_injected_context) {
   // 0.125.0: the AGENTS.md + environment_context item and the developer item are context.
   RecordBatch tui = parse(kTui125);
   int context = 0;
+  BOOST_TEST(count_kind(tui, "user_msg") == 1);
   for (const auto& e : tui.events) {
     if (e.kind == "user_msg") BOOST_TEST(e.text == "show tools");
     if (e.kind == "other" && e.summary.starts_with("context: ")) ++context;
@@ -264,6 +265,7 @@ BOOST_AUTO_TEST_CASE(real_prompts_are_not_confused_with_injected_context) {
   BOOST_TEST(context == 2);
   // Legacy: the single prompt of the 2025-08-06 run.
   RecordBatch old = parse(kLegacyL0);
+  BOOST_TEST(count_kind(old, "user_msg") == 1);
   for (const auto& e : old.events)
     if (e.kind == "user_msg")
       BOOST_TEST(e.text.starts_with("Attempt to solve the reported issue."));
@@ -372,14 +374,18 @@ BOOST_AUTO_TEST_CASE(apply_patch_in_all_three_forms_is_an_edit) {
   for (const auto& e : desktop.events) custom += e.kind == "edit" && e.tool == "apply_patch";
   BOOST_TEST(custom == 22);
   RecordBatch old = parse(kLegacyL0);
+  int wrapped = 0;
   for (const auto& e : old.events)
-    if (e.kind == "edit") {
-      BOOST_TEST(e.tool == "shell");
-      BOOST_TEST(e.summary == "apply_patch M codex-rs/core/src/model_provider_info.rs");
-    }
+    wrapped += e.kind == "edit" && e.tool == "shell" &&
+               e.summary == "apply_patch M codex-rs/core/src/model_provider_info.rs";
+  BOOST_TEST(wrapped == count_kind(old, "edit"));
+  BOOST_TEST(wrapped >= 1);  // the shell-wrapped heredoc is recognised at all
   RecordBatch ts = parse(kTypeScript);
+  int argv = 0;
   for (const auto& e : ts.events)
-    if (e.kind == "edit") BOOST_TEST(e.summary == "apply_patch M src/main.py");
+    argv += e.kind == "edit" && e.summary == "apply_patch M src/main.py";
+  BOOST_TEST(argv == count_kind(ts, "edit"));
+  BOOST_TEST(argv >= 1);  // the argv form is recognised at all
 }
 
 BOOST_AUTO_TEST_CASE(test_commands_are_test_runs) {
@@ -647,6 +653,7 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   ::setenv("CODEX_HOME", home.c_str(), 1);
   ::setenv("CLAUDE_CONFIG_DIR", (dir / "no-claude").c_str(), 1);
   ::setenv("GROK_HOME", (dir / "no-grok").c_str(), 1);
+  ::setenv("GEMINI_CLI_HOME", (dir / "no-gemini").c_str(), 1);
 
   fs::create_directories(dir / "codex-only");
   fs::copy_file(fs::path(HELIX_TEST_PLUGIN_DIR) / "libhelix_codex.so",
@@ -660,7 +667,7 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   helix::SweepReport first = helix::Sweep(store, codex_only, config).run();
   BOOST_TEST(first.sources_unclaimed == 2);
   for (const auto& path : {lines, document}) {
-    BOOST_TEST(store.find_source(path)->state == "unclaimed");
+    BOOST_TEST(store.find_source(path)->state == helix::SourceState::unclaimed);
     BOOST_TEST(std::count_if(first.problems.begin(), first.problems.end(), [&](const auto& p) {
                  return p.starts_with(path + ": no loaded plugin recognises this file");
                }) == 1);

@@ -72,6 +72,7 @@ struct Corpus {
     ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
     ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
     ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (home / "gemini").c_str(), 1);
     ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
   }
 

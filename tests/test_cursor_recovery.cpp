@@ -52,6 +52,7 @@ struct Home {
     ::setenv("CLAUDE_CONFIG_DIR", (dir / home / "claude").c_str(), 1);
     ::setenv("CODEX_HOME", (dir / "none").c_str(), 1);
     ::setenv("GROK_HOME", (dir / "none").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (dir / "none").c_str(), 1);
     Store s(dir / store / "helix.db");
     Sweep sweep(s, registry, config);
     return sweep.run();
@@ -193,7 +194,7 @@ BOOST_AUTO_TEST_CASE(a_new_file_on_a_reused_inode_does_not_take_a_vanished_files
   auto now = content();
   for (const auto& [uid, events] : stored) BOOST_TEST((now[uid] == events), uid);
   Store s(dir / "store/helix.db", true);
-  BOOST_TEST(s.find_source((project / "old.jsonl").string())->state == "missing");
+  BOOST_TEST(s.find_source((project / "old.jsonl").string())->state == helix::SourceState::missing);
   BOOST_TEST(s.find_source((project / "new.jsonl").string())->offset ==
              static_cast<int64_t>(b.size()));
 }
@@ -212,7 +213,7 @@ BOOST_AUTO_TEST_CASE(a_missing_file_that_comes_back_is_not_read_twice) {
   BOOST_TEST(report.bytes_read == 0);
   BOOST_TEST((content() == stored));
   Store s(dir / "store/helix.db", true);
-  BOOST_TEST(s.find_source((project / "s.jsonl").string())->state == "active");
+  BOOST_TEST(s.find_source((project / "s.jsonl").string())->state == helix::SourceState::active);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

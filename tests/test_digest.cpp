@@ -71,7 +71,7 @@ struct Home {
                             kBriefSession);
     env = fmt::format(
         "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        "GROK_HOME={0}/home/grok GEMINI_CLI_HOME={0}/home/gemini XDG_CONFIG_HOME={0}/xdg ",
         dir.path().string());
     // The build's adapters and default digester, plus the named test digesters.
     fs::create_directories(dir / "plugins");

@@ -43,7 +43,7 @@ struct Home {
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
     env = fmt::format(
         "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg TZ=UTC ",
+        "GROK_HOME={0}/home/grok GEMINI_CLI_HOME={0}/home/gemini XDG_CONFIG_HOME={0}/xdg TZ=UTC ",
         dir.path().string());
     fs::create_directories(dir / "plugins");
     for (const auto& e : fs::directory_iterator(HELIX_TEST_PLUGIN_DIR))

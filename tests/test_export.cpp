@@ -33,7 +33,7 @@ struct Sample {
     BOOST_REQUIRE(std::system(age.c_str()) == 0);
     env = fmt::format(
         "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        "GROK_HOME={0}/home/grok GEMINI_CLI_HOME={0}/home/gemini XDG_CONFIG_HOME={0}/xdg ",
         dir.path().string());
     BOOST_REQUIRE(helix("sweep").exit_code == 0);
   }
@@ -148,16 +148,18 @@ BOOST_AUTO_TEST_CASE(an_evicted_session_exports_its_digest_and_says_so) {
     n.bind(1, uid);
     n.step();
     BOOST_REQUIRE_MESSAGE(n.integer(0) > 0, "no digest written (session_digest plugin built?)");
-    // Retention's eviction as docs/schema.md specifies it.
-    db.exec(fmt::format(R"sql(
-      BEGIN;
-      DELETE FROM events WHERE session_uid = '{0}';
-      DELETE FROM payload_packs WHERE session_uid = '{0}';
-      DELETE FROM usage WHERE session_uid = '{0}';
-      UPDATE sessions SET evicted_at_ms = 1767715200000 WHERE uid = '{0}';
-      COMMIT;)sql",
-                        uid));
   }
+  const auto usage_rows = [&] {
+    helix::Database db(home.store_db(), /*read_only=*/true);
+    auto n = db.prepare("SELECT COUNT(*) FROM usage WHERE session_uid = ?");
+    n.bind(1, uid);
+    n.step();
+    return n.integer(0);
+  };
+  const int64_t usage_before = usage_rows();
+  BOOST_REQUIRE(usage_before > 0);
+  evict_session(home, uid, 1767715200000);   // 2026-01-06 16:00:00 UTC
+  BOOST_TEST(usage_rows() == usage_before);  // the cost ledger is Tier 2: it stays
   Run md = home.helix("export " + uid);
   BOOST_TEST(md.exit_code == 0);
   BOOST_TEST(md.out.find("# can you add a standard quokkafizz license?") == 0u);

@@ -37,6 +37,7 @@ struct Home {
     ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
     ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
     ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (home / "gemini").c_str(), 1);
     ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
     ::unsetenv("GROK_HOOK_EVENT");
   }

@@ -43,6 +43,7 @@ Swept sweep(const std::map<std::string, std::string>& files) {
   ::setenv("CLAUDE_CONFIG_DIR", (dir / "claude").c_str(), 1);
   ::setenv("CODEX_HOME", (dir / "none").c_str(), 1);
   ::setenv("GROK_HOME", (dir / "none").c_str(), 1);
+  ::setenv("GEMINI_CLI_HOME", (dir / "none").c_str(), 1);
   PluginRegistry registry;
   registry.load_directory(HELIX_TEST_PLUGIN_DIR);
   Config config;

@@ -186,7 +186,8 @@ regex = '\b(acme_[0-9a-f]{32})\b'
   Run helix(const std::string& args) const {
     const auto err_file = dir / "stderr.txt";
     const std::string cmd = fmt::format(
-        "umask 022; CLAUDE_CONFIG_DIR={0}/claude CODEX_HOME={0}/codex GROK_HOME={0}/grok {1} "
+        "umask 022; CLAUDE_CONFIG_DIR={0}/claude CODEX_HOME={0}/codex GROK_HOME={0}/grok "
+        "GEMINI_CLI_HOME={0}/gemini {1} "
         "--config {2} --plugins {3} --store {4} {5} 2>{6}",
         home.string(), HELIX_TEST_HOST_BINARY, config.string(), HELIX_TEST_PLUGIN_DIR,
         store_dir.string(), args, err_file.string());

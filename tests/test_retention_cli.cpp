@@ -28,6 +28,7 @@ struct SampleStore {
     ::setenv("CLAUDE_CONFIG_DIR", (dir / "home/claude").c_str(), 1);
     ::setenv("CODEX_HOME", (dir / "home/codex").c_str(), 1);
     ::setenv("GROK_HOME", (dir / "home/grok").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", (dir / "home/gemini").c_str(), 1);
     ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
     write_file(dir / "small.toml", "[session_memory.retention]\nraw_soft_cap_bytes = \"1KiB\"\n");
   }

@@ -11,6 +11,8 @@
 #include <string>
 
 #include "helix_command.hpp"
+#include "retention/retention.hpp"
+#include "store/store.hpp"
 #include "temp_dir.hpp"
 
 namespace helix::test {
@@ -61,7 +63,7 @@ class RecallHome {
       if (entry.is_regular_file()) std::filesystem::last_write_time(entry.path(), old);
     env_ = fmt::format(
         "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/home/codex "
-        "GROK_HOME={0}/home/grok XDG_CONFIG_HOME={0}/xdg ",
+        "GROK_HOME={0}/home/grok GEMINI_CLI_HOME={0}/home/gemini XDG_CONFIG_HOME={0}/xdg ",
         dir_.path().string());
   }
 
@@ -100,6 +102,15 @@ inline boost::json::array search_json(const RecallHome& home, const std::string&
   if (r.exit_code != 0)
     throw std::runtime_error(fmt::format("search {} exited {}: {}", args, r.exit_code, r.err));
   return boost::json::parse(r.out).as_array();
+}
+
+// Evicts one session through the real retention engine, as its budget pass would at `now_ms`:
+// Tier 1 rows go, digests keep their states as base, the usage ledger stays.
+inline void evict_session(const RecallHome& home, const std::string& uid, int64_t now_ms) {
+  Store store(home.store_db());
+  RetentionPlan plan;
+  plan.steps.push_back({uid, "budget", 0, /*analyzed=*/true});
+  Retention(store, RetentionConfig{}, now_ms).apply(plan);
 }
 
 }  // namespace helix::test

@@ -164,4 +164,12 @@ uint64_t SourceFile::hash(int64_t offset, int64_t length) {
   return hash_bytes(bytes);
 }
 
+FileIdentity stat_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          static_cast<int64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
 }  // namespace helix

@@ -2,17 +2,14 @@
 // transparently (offsets are then positions in the decompressed stream).
 #pragma once
 
+#include "model/source_cursor.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 namespace helix {
-
-struct FileIdentity {
-  uint64_t dev = 0, ino = 0;
-  int64_t size = 0, mtime_ns = 0;
-};
 
 class SourceFile {
  public:
@@ -47,5 +44,8 @@ class SourceFile {
 };
 
 uint64_t hash_bytes(std::string_view bytes);
+
+// The identity of a file as stat() sees it; all zero when it cannot be read (its visit says why).
+FileIdentity stat_identity(const std::string& path);
 
 }  // namespace helix

@@ -1,10 +1,32 @@
-// The persisted ingest position of one source file (the host owns offsets, not adapters).
+// The persisted ingest position of one source file (the host owns offsets, not adapters), and
+// the moves a sweep makes it through.
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace helix {
+
+// A file as stat() sees it: enough to tell that it changed, and which file it is.
+struct FileIdentity {
+  uint64_t dev = 0, ino = 0;
+  int64_t size = 0, mtime_ns = 0;
+};
+
+// Where a source stands. Stored as its name (to_string / parse_source_state at the SQL edge).
+enum class SourceState {
+  active,     // claimed and read
+  missing,    // its file is gone; its rows stay, and it resumes if the file comes back
+  unclaimed,  // no loaded plugin recognises it
+  orphaned,   // the plugin that claimed it is not loaded; left unread until it is back
+};
+std::string_view to_string(SourceState state);
+// The state of that name; nullopt for a name this host does not know.
+std::optional<SourceState> parse_source_state(std::string_view name);
+std::ostream& operator<<(std::ostream& out, SourceState state);  // its name
 
 struct SourceCursor {
   int64_t id = 0;  // 0 until stored
@@ -20,9 +42,29 @@ struct SourceCursor {
   uint64_t tail_hash = 0;
   int64_t generation = 0;
   std::string adapter, adapter_version, flavor;
-  std::string state = "active";  // active | missing | unclaimed | orphaned
+  SourceState state = SourceState::active;
   std::string adapter_state;
   std::string last_error;
+
+  // The file is as last seen (same device, inode, size and mtime).
+  bool is_as(const FileIdentity& file) const {
+    return dev == file.dev && ino == file.ino && size == file.size && mtime_ns == file.mtime_ns;
+  }
+  // Remembers the file as it is now.
+  void adopt(const FileIdentity& file) {
+    dev = file.dev;
+    ino = file.ino;
+    size = file.size;
+    mtime_ns = file.mtime_ns;
+  }
+  // The file was rewritten or truncated: read it again from its first byte, as a new
+  // generation whose first commit replaces every row the earlier ones produced.
+  void start_new_generation() {
+    ++generation;
+    offset = head_len = tail_len = 0;
+    head_hash = tail_hash = 0;
+    adapter_state.clear();
+  }
 };
 
 // What a sweep needs of every stored cursor before reading anything: enough to tell an
@@ -37,7 +79,11 @@ struct SourceSummary {
   int64_t head_len = 0;
   uint64_t head_hash = 0;
   int64_t offset = 0;
-  std::string state;
+  SourceState state = SourceState::active;
+
+  bool is_as(const FileIdentity& file) const {
+    return dev == file.dev && ino == file.ino && size == file.size && mtime_ns == file.mtime_ns;
+  }
 };
 
 }  // namespace helix

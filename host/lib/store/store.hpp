@@ -7,6 +7,7 @@
 #include "model/rows.hpp"
 #include "model/source_cursor.hpp"
 #include "store/database.hpp"
+#include "store/pending_search.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -109,12 +110,7 @@ class Store {
   void query_sessions(const SessionFilter& filter, const std::string& uid,
                       const std::function<void(const SessionRow&)>& visit);
   Database db_;
-  std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
-  struct PendingSearch {
-    int64_t event_id;
-    std::string session_uid, kind, tool, text;
-    bool shadow;
-  };
+  std::unique_ptr<SearchIndexWriter> search_;   // commit_chunk's, prepared on first use
   std::vector<PendingSearch> pending_search_;   // events of the open batch, not yet indexed
   std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
   struct Batch {

@@ -1,0 +1,335 @@
+#include "ingest/source_reader.hpp"
+
+#include "base/clock.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <boost/json.hpp>
+#include <filesystem>
+#include <utility>
+
+namespace helix {
+namespace {
+
+constexpr int64_t kHeadBytes = 4096;  // identity fingerprint of a file's beginning
+constexpr int64_t kTailBytes = 256;   // fingerprint of the bytes just before the offset
+constexpr std::size_t kProbeBytes = 64 * 1024;
+
+// Runs of NUL bytes are what a crashed append leaves (ext4 delayed allocation, a stale writer
+// after a truncate). They become blanks of the same length: offsets stay true and the record
+// written after the run on the same line still parses. Each run is reported where it is.
+void blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
+  for (auto at = buf.find('\0'); at != std::string::npos; at = buf.find('\0', at)) {
+    const auto end = std::min(buf.find_first_not_of('\0', at), buf.size());
+    std::fill(buf.begin() + static_cast<std::ptrdiff_t>(at),
+              buf.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+    batch.warnings.push_back({static_cast<uint64_t>(base) + at, "nul_bytes",
+                              fmt::format("{} NUL bytes (the trace of a crashed or torn write); "
+                                          "read as blanks",
+                                          end - at)});
+    at = end;
+  }
+}
+
+}  // namespace
+
+SourceReader::SourceReader(const PluginRegistry& plugins, const Config& config,
+                           const SourceList& sources, CursorTable cursors, StepQueue& queue)
+    : plugins_(plugins),
+      config_(config),
+      sources_(sources),
+      queue_(queue),
+      cursors_(std::move(cursors)),
+      repos_(config.repo_domains) {
+  // Compiled once per sweep, and only when something is read.
+  if (!sources.empty()) redactor_.emplace(config.redaction);
+}
+
+SourceReader::~SourceReader() = default;
+
+const AdapterInstance& SourceReader::instance(const PluginInfo& plugin) {
+  auto& slot = instances_[plugin.name];
+  if (!slot) {
+    auto it = config_.adapter_settings.find(plugin.name);
+    slot = std::make_unique<AdapterInstance>(
+        plugin, it == config_.adapter_settings.end() ? "{}" : it->second, &*redactor_);
+  }
+  return *slot;
+}
+
+void SourceReader::run() {
+  for (visit_ = 0; visit_ < sources_.size(); ++visit_) {
+    visit(*sources_[visit_], pending_);
+    cursors_.retire(sources_[visit_]->path, visit_);
+    queue_.push(SweepStep{visit_, std::exchange(pending_, SweepReport{}), std::nullopt, 0, true});
+  }
+}
+
+void SourceReader::emit(SourceWrite write, int64_t bytes) {
+  queue_.push(
+      SweepStep{visit_, std::exchange(pending_, SweepReport{}), std::move(write), bytes, false});
+}
+
+void SourceReader::save(SourceCursor& cursor) {
+  cursors_.put(cursor);
+  SourceWrite write;
+  write.cursor = cursor;  // kind save_cursor
+  emit(std::move(write), 0);
+}
+
+void SourceReader::stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_generation,
+                                int64_t input_bytes) {
+  cursors_.put(cursor);
+  for (auto& session : batch.sessions) repos_.attribute(session);
+  // Compressing is a quarter of the writer's work: done here, it runs beside the writer.
+  if (!batch.events.empty()) {
+    batch.packs = pack_batch(batch, packer_);
+    batch.payloads = {};
+  }
+  emit(SourceWrite{.kind = SourceWrite::Kind::commit_chunk,
+                   .cursor = cursor,
+                   .batch = std::move(batch),
+                   .new_generation = new_generation,
+                   .input_bytes = input_bytes},
+       input_bytes);
+}
+
+void SourceReader::visit(const DiscoveredSource& source, SweepReport& report) {
+  ++report.sources_seen;
+  try {
+    SourceFile file(source.path);
+    const FileIdentity& id = file.identity();
+    std::optional<SourceCursor> cursor = cursors_.find(source.path);
+    if (!cursor) {
+      // The same file read by an earlier visit of this sweep: listed twice (the same path), or
+      // renamed since (left for the next sweep, which follows the rename before reading).
+      if (auto earlier = cursors_.visited(id.dev, id.ino)) {
+        const std::string& earlier_path = sources_[*earlier]->path;
+        std::error_code ec;
+        if (earlier_path == source.path || !std::filesystem::exists(earlier_path, ec)) {
+          ++report.sources_unchanged;
+          return;
+        }
+      }
+      // A known file under a new name (renamed or rotated) keeps its cursor.
+      auto moved = cursors_.find(id.dev, id.ino);
+      std::error_code ec;
+      // The same inode with other first bytes is a new file on a reused inode, not a rename.
+      if (moved && !std::filesystem::exists(moved->path, ec) &&
+          (moved->head_len == 0 || file.hash(0, moved->head_len) == moved->head_hash)) {
+        const std::string old_path = std::exchange(moved->path, source.path);
+        cursors_.put(*moved, old_path);
+        save(*moved);  // follow the rename before anything else
+        cursor = std::move(moved);
+      }
+    }
+    if (cursor && cursor->state == SourceState::active &&
+        nothing_to_do(*cursor, id, config_.final_line_grace_seconds)) {
+      ++report.sources_unchanged;
+      return;
+    }
+    bool is_new = !cursor;
+    if (is_new) {
+      cursor.emplace();
+      cursor->id = next_provisional_id_--;
+      cursor->path = source.path;
+      cursor->layout = source.layout;
+      cursor->adopt(id);
+      cursor->compressed = file.compressed();
+    }
+    if (cursor->adapter.empty() && !claim(*cursor, file, source, report)) return;
+    const PluginInfo* plugin = plugins_.find(cursor->adapter);
+    if (!plugin) {
+      cursor->state = SourceState::orphaned;
+      save(*cursor);
+      report.problems.push_back(fmt::format(
+          "{}: claimed by plugin '{}', which is not loaded; left unread until it is back",
+          source.path, cursor->adapter));
+      return;
+    }
+    // A file revisited only for its finished last line has not changed.
+    const bool unchanged = !is_new && cursor->is_as(id);
+    is_new ? ++report.sources_new
+           : (unchanged ? ++report.sources_unchanged : ++report.sources_changed);
+    const AdapterInstance& adapter = instance(*plugin);
+    cursor->state = SourceState::active;
+    cursor->last_error.clear();
+    if (cursor->layout == HELIX_LAYOUT_DOCUMENT) {
+      cursor->adopt(id);
+      ingest_document(*cursor, file, adapter, report);
+      return;
+    }
+    bool new_generation = needs_new_generation(*cursor, file);
+    if (new_generation) {
+      ++report.sources_rewritten;
+      cursor->start_new_generation();
+    }
+    cursor->adopt(id);
+    ingest_lines(*cursor, file, adapter, new_generation, report);
+  } catch (const std::exception& e) {
+    ++report.sources_failed;
+    report.problems.push_back(fmt::format("{}: {}", source.path, e.what()));
+  }
+}
+
+bool SourceReader::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource& source,
+                         SweepReport& report) {
+  std::string head = file.read(0, kProbeBytes);
+  int best = 0;
+  const PluginInfo* winner = nullptr;
+  for (const PluginInfo* plugin : plugins_.adapters()) {
+    int score =
+        instance(*plugin).probe(source.path, head, static_cast<uint64_t>(file.identity().size));
+    if (score > best) {  // ties go to the plugin loaded first (name order): deterministic
+      best = score;
+      winner = plugin;
+    }
+  }
+  if (!winner) {
+    ++report.sources_unclaimed;
+    cursor.state = SourceState::unclaimed;
+    save(cursor);
+    report.problems.push_back(
+        fmt::format("{}: no loaded plugin recognises this file (every probe scored 0); left unread",
+                    source.path));
+    return false;
+  }
+  cursor.adapter = winner->name;
+  cursor.adapter_version = winner->version;
+  cursor.flavor = winner->adapter->flavor;
+  // The claimer's own pattern decides how the file is read, when it has one for this path.
+  for (const auto& root : adapter_roots(*winner->adapter, config_)) {
+    std::error_code ec;
+    auto base = std::filesystem::weakly_canonical(root, ec).string() + "/";
+    if (ec || !source.path.starts_with(base)) continue;
+    for (auto p = winner->adapter->patterns; p->glob; ++p)
+      if (glob_match(p->glob, source.path.substr(base.size()))) {
+        cursor.layout = p->layout;
+        return true;
+      }
+  }
+  if (cursor.layout == 0) cursor.layout = HELIX_LAYOUT_LINES;
+  return true;
+}
+
+bool SourceReader::needs_new_generation(const SourceCursor& cursor, SourceFile& file) {
+  if (cursor.offset == 0) return false;
+  if (!file.compressed() && file.identity().size < cursor.offset) return true;  // truncated
+  if (cursor.head_len > 0 && file.hash(0, cursor.head_len) != cursor.head_hash) return true;
+  if (cursor.tail_len > 0 &&
+      file.hash(cursor.offset - cursor.tail_len, cursor.tail_len) != cursor.tail_hash)
+    return true;  // rewritten in place behind the offset
+  return false;
+}
+
+void SourceReader::ingest_lines(SourceCursor& cursor, SourceFile& file,
+                                const AdapterInstance& adapter, bool new_generation,
+                                SweepReport& report) {
+  const auto chunk = static_cast<std::size_t>(config_.chunk_bytes);
+  const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
+  bool committed = false;
+  while (true) {
+    queue_.wait_for_room();             // bounded memory: the store is at most about a chunk behind
+    if (queue_.failed(visit_)) return;  // storing this source failed: the rest is moot
+    const int64_t pos = cursor.offset;
+    std::string& buf = read_buffer_;  // one buffer for every chunk of every source
+    buf.clear();
+    if (file.append(buf, pos, chunk) == 0) break;
+    std::size_t newline = buf.rfind('\n');
+    bool partial_last_line = false;
+    while (newline == std::string::npos && buf.size() < max_record) {  // one long line
+      const std::size_t before = buf.size();
+      if (file.append(buf, pos + static_cast<int64_t>(before), chunk) == 0) {
+        partial_last_line = true;  // the writer may still be in the middle of it
+        break;
+      }
+      newline = buf.find('\n', before);
+    }
+    if (partial_last_line && !finished_last_line(cursor, buf)) break;
+    if (partial_last_line) newline = buf.size(), buf += '\n';  // the host adds the newline
+    RecordBatch batch;
+    if (newline == std::string::npos) {
+      // A record larger than max_record_bytes: skip to its end, report it, keep going.
+      int64_t end = pos + static_cast<int64_t>(buf.size());
+      std::size_t at = std::string::npos;
+      while (at == std::string::npos) {
+        buf.clear();
+        if (file.append(buf, end, chunk) == 0) return;  // no end yet: wait for the writer
+        at = buf.find('\n');
+        end += static_cast<int64_t>(at == std::string::npos ? buf.size() : at + 1);
+      }
+      batch.warnings.push_back({static_cast<uint64_t>(pos), "record_too_large",
+                                fmt::format("a {} byte record exceeds sweep.max_record_bytes "
+                                            "({}); skipped",
+                                            end - pos, max_record)});
+      buf.clear();
+      cursor.offset = end;
+    } else {
+      buf.resize(newline + 1);
+      blank_nul_runs(buf, pos, batch);
+      adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
+                    cursor.adapter_state, batch);
+      if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
+      if (partial_last_line) buf.pop_back();  // the offset counts only the file's own bytes
+      cursor.offset = pos + static_cast<int64_t>(buf.size());
+    }
+    report.bytes_read += cursor.offset - pos;
+    // Fingerprints: the file's first bytes (identity) and the bytes before the new offset.
+    if (cursor.head_len < kHeadBytes) {
+      cursor.head_len = std::min(kHeadBytes, cursor.offset);
+      cursor.head_hash =
+          pos == 0 && !buf.empty() && static_cast<int64_t>(buf.size()) >= cursor.head_len
+              ? hash_bytes(
+                    std::string_view(buf).substr(0, static_cast<std::size_t>(cursor.head_len)))
+              : file.hash(0, cursor.head_len);
+    }
+    cursor.tail_len = std::min(kTailBytes, cursor.offset);
+    cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
+                           ? hash_bytes(std::string_view(buf).substr(
+                                 buf.size() - static_cast<std::size_t>(cursor.tail_len)))
+                           : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
+    stage_commit(cursor, std::move(batch), new_generation && !committed, cursor.offset - pos);
+    committed = true;
+  }
+  if (!committed) {
+    if (new_generation)
+      stage_commit(cursor, RecordBatch{}, true, 0);  // emptied: drop old rows
+    else
+      save(cursor);
+  }
+}
+
+// A last line without its newline is normally a writer mid-line. It is a finished record when
+// the file has been quiet for the grace period and the line is one complete JSON value.
+bool SourceReader::finished_last_line(const SourceCursor& cursor, std::string_view fragment) const {
+  if (now_ns() - cursor.mtime_ns < config_.final_line_grace_seconds * 1000000000) return false;
+  boost::system::error_code ec;
+  boost::json::parse(fragment, ec);
+  return !ec;
+}
+
+void SourceReader::ingest_document(SourceCursor& cursor, SourceFile& file,
+                                   const AdapterInstance& adapter, SweepReport& report) {
+  const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
+  queue_.wait_for_room();
+  std::string doc = file.read(0, max_record + 1);
+  RecordBatch batch;
+  if (doc.size() > max_record) {
+    batch.warnings.push_back({0, "record_too_large",
+                              fmt::format("document larger than sweep.max_record_bytes ({}); "
+                                          "skipped",
+                                          max_record)});
+  } else {
+    adapter.parse(cursor.path, HELIX_LAYOUT_DOCUMENT, 0, doc, "", batch);
+  }
+  report.bytes_read += static_cast<int64_t>(doc.size());
+  cursor.offset = static_cast<int64_t>(std::min(doc.size(), max_record));
+  cursor.head_len = std::min<int64_t>(kHeadBytes, cursor.offset);
+  cursor.head_hash =
+      hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
+  cursor.tail_len = 0;
+  ++cursor.generation;  // a document is replaced whole: its earlier rows go
+  stage_commit(cursor, std::move(batch), true, cursor.offset);
+}
+
+}  // namespace helix

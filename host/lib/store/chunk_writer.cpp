@@ -1,0 +1,353 @@
+#include "store/chunk_writer.hpp"
+
+#include "base/clock.hpp"
+#include "store/search_index.hpp"
+
+#include <fmt/format.h>
+#include <helix/helix_plugin.h>
+#include <set>
+#include <tuple>
+
+namespace helix {
+namespace {
+
+// Applies the ABI's session merge rule to an in-memory record.
+void merge(SessionRecord& into, const SessionRecord& from) {
+  auto first = [](std::string& a, const std::string& b) {
+    if (a.empty()) a = b;
+  };
+  auto latest = [](std::string& a, const std::string& b) {
+    if (!b.empty()) a = b;
+  };
+  if (into.cwd.empty()) {  // the repo and domain were resolved from that cwd
+    into.cwd = from.cwd;
+    into.repo = from.repo;
+    into.domain = from.domain;
+  }
+  first(into.parent_native_id, from.parent_native_id);
+  latest(into.git_branch, from.git_branch);
+  latest(into.model, from.model);
+  latest(into.title, from.title);
+  latest(into.agent_version, from.agent_version);
+  auto widen = [](int64_t& lo, int64_t& hi, int64_t a, int64_t b) {
+    if (a > 0 && (lo == 0 || a < lo)) lo = a;
+    if (b > 0 && b > hi) hi = b;
+  };
+  widen(into.started_at_ms, into.ended_at_ms, from.started_at_ms, from.ended_at_ms);
+}
+
+void touch(SessionRecord& s, int64_t ts) {
+  if (ts <= 0) return;
+  if (s.started_at_ms == 0 || ts < s.started_at_ms) s.started_at_ms = ts;
+  if (ts > s.ended_at_ms) s.ended_at_ms = ts;
+}
+
+}  // namespace
+
+ChunkWriter::ChunkWriter(Database& db, const SourceCursor& cursor, const RecordBatch& batch,
+                         std::vector<PendingSearch>& search)
+    : db_(db),
+      cursor_(cursor),
+      batch_(batch),
+      search_(search),
+      prefix_(cursor.flavor + ":"),
+      now_(now_ms()) {}
+
+void ChunkWriter::write_sessions() {
+  for (const auto& s : batch_.sessions) {
+    auto& m = touched_[s.native_id];
+    m.native_id = s.native_id;
+    merge(m, s);
+  }
+  for (const auto& e : batch_.events) touch(touched_[e.session_id], e.ts_ms);
+  for (const auto& u : batch_.usage) touch(touched_[u.session_id], u.ts_ms);
+
+  auto upsert = db_.cached(R"sql(
+    INSERT INTO sessions (uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch,
+      model, title, agent_version, started_at_ms, ended_at_ms, source_path, discovered_at_ms)
+    VALUES (:uid, :flavor, :native_id, :parent_uid, :repo, :domain, :cwd, :git_branch, :model,
+            :title, :agent_version, :started_at_ms, :ended_at_ms, :source_path, :now)
+    ON CONFLICT (uid) DO UPDATE SET
+      parent_uid = COALESCE(parent_uid, excluded.parent_uid),
+      cwd = COALESCE(cwd, excluded.cwd),
+      repo = COALESCE(repo, excluded.repo),
+      domain = COALESCE(domain, excluded.domain),
+      git_branch = COALESCE(excluded.git_branch, git_branch),
+      model = COALESCE(excluded.model, model),
+      title = COALESCE(excluded.title, title),
+      agent_version = COALESCE(excluded.agent_version, agent_version),
+      started_at_ms = CASE WHEN started_at_ms IS NULL OR excluded.started_at_ms < started_at_ms
+                           THEN COALESCE(excluded.started_at_ms, started_at_ms)
+                           ELSE started_at_ms END,
+      ended_at_ms = MAX(COALESCE(ended_at_ms, 0), COALESCE(excluded.ended_at_ms, 0)))sql");
+  for (auto& [id, s] : touched_) {
+    upsert->bind(":uid", prefix_ + id)
+        .bind(":flavor", cursor_.flavor)
+        .bind(":native_id", id)
+        .bind_text_or_null(":parent_uid",
+                           s.parent_native_id.empty() ? "" : prefix_ + s.parent_native_id)
+        .bind_text_or_null(":repo", s.repo)
+        .bind_text_or_null(":domain", s.domain)
+        .bind_text_or_null(":cwd", s.cwd)
+        .bind_text_or_null(":git_branch", s.git_branch)
+        .bind_text_or_null(":model", s.model)
+        .bind_text_or_null(":title", s.title)
+        .bind_text_or_null(":agent_version", s.agent_version);
+    if (s.started_at_ms > 0)
+      upsert->bind(":started_at_ms", s.started_at_ms);
+    else
+      upsert->bind_null(":started_at_ms");
+    if (s.ended_at_ms > 0)
+      upsert->bind(":ended_at_ms", s.ended_at_ms);
+    else
+      upsert->bind_null(":ended_at_ms");
+    upsert->bind(":source_path", cursor_.path).bind(":now", now_);
+    upsert->run();
+  }
+}
+
+void ChunkWriter::mark_copies() {
+  auto exists = db_.cached(
+      "SELECT 1 FROM events WHERE session_uid = ? AND uid = ? AND ordinal = ? AND shadowed = 0");
+  auto fill_time = db_.cached(
+      "UPDATE events SET ts_ms = ? WHERE session_uid = ? AND uid = ? AND ordinal = ? "
+      "AND shadowed = 0 AND ts_ms IS NULL");
+  std::set<std::tuple<std::string, std::string, uint32_t>> seen;
+  shadow_.assign(batch_.events.size(), false);
+  for (std::size_t i = 0; i < batch_.events.size(); ++i) {
+    const auto& e = batch_.events[i];
+    if (e.uid.empty()) continue;
+    auto key = std::make_tuple(e.session_id, e.uid, e.ordinal);
+    exists->bind(1, prefix_ + e.session_id).bind(2, e.uid).bind(3, static_cast<int64_t>(e.ordinal));
+    bool stored = exists->step();
+    exists->reset();
+    if (stored || !seen.insert(key).second) {
+      shadow_[i] = true;
+      ++stats_.events_skipped_as_copies;
+      if (stored && e.ts_ms > 0)  // a copy may know the time its primary lacks
+        fill_time->bind(1, e.ts_ms)
+            .bind(2, prefix_ + e.session_id)
+            .bind(3, e.uid)
+            .bind(4, static_cast<int64_t>(e.ordinal))
+            .run();
+    }
+  }
+}
+
+void ChunkWriter::write_packs(PackCompressor* compressor) {
+  if (!batch_.packs) packed_here_ = pack_batch(batch_, *compressor);
+  packs_ = batch_.packs ? &*batch_.packs : &*packed_here_;
+  auto insert_pack = db_.cached(
+      "INSERT INTO payload_packs (session_uid, source_id, raw_bytes, data) VALUES (?, ?, ?, ?)");
+  for (const auto& [session_id, pack] : packs_->by_session) {
+    insert_pack->bind(1, prefix_ + session_id)
+        .bind(2, cursor_.id)
+        .bind(3, pack.raw_bytes)
+        .bind_blob(4, pack.frame);
+    insert_pack->run();
+    pack_ids_[session_id] = db_.last_insert_rowid();
+    counts_[prefix_ + session_id].add_pack(static_cast<int64_t>(pack.frame.size()));
+  }
+}
+
+void ChunkWriter::write_events() {
+  auto next_seq = db_.cached("SELECT next_seq FROM sessions WHERE uid = ?");
+  auto parent = db_.cached(
+      "SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
+      "ORDER BY ordinal DESC LIMIT 1");
+  auto call_tool = db_.cached(
+      "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
+      "LIMIT 1");
+  auto insert_event = db_.cached(R"sql(
+    INSERT INTO events (session_uid, seq, parent_seq, ts_ms, kind, role, tool, summary, uid,
+      parent_uid, call_id, is_sidechain, model, source_id, generation, source_offset, ordinal,
+      pack_id, payload_off, payload_len, text_off, text_len, shadowed)
+    VALUES (:session_uid, :seq, :parent_seq, :ts_ms, :kind, :role, :tool, :summary, :uid,
+      :parent_uid, :call_id, :is_sidechain, :model, :source_id, :generation, :source_offset,
+      :ordinal, :pack_id, :payload_off, :payload_len, :text_off, :text_len, :shadowed)
+    ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql");
+  auto bad_position = db_.cached(R"sql(
+    INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
+      at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
+  std::map<std::string, int64_t> seqs;
+  for (std::size_t i = 0; i < batch_.events.size(); ++i) {
+    const auto& e = batch_.events[i];
+    const std::string uid = prefix_ + e.session_id;
+    auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
+    if (fresh) {
+      next_seq->bind(1, uid);
+      next_seq->step();
+      seq_it->second = next_seq->integer(0);
+      next_seq->reset();
+    }
+    const int64_t seq = seq_it->second;
+    insert_event->bind(":session_uid", uid);
+    if (shadow_[i])
+      insert_event->bind_null(":seq");
+    else
+      insert_event->bind(":seq", seq);
+    insert_event->bind_null(":parent_seq");
+    if (!e.parent_uid.empty() && !shadow_[i]) {
+      parent->bind(1, uid).bind(2, e.parent_uid);
+      if (parent->step()) insert_event->bind(":parent_seq", parent->integer(0));
+      parent->reset();
+    }
+    if (e.ts_ms > 0)
+      insert_event->bind(":ts_ms", e.ts_ms);
+    else
+      insert_event->bind_null(":ts_ms");
+    std::string tool = e.tool;
+    if (tool.empty() && !e.call_id.empty()) {
+      call_tool->bind(1, uid).bind(2, e.call_id);
+      if (call_tool->step()) tool = call_tool->text(0);
+      call_tool->reset();
+    }
+    insert_event->bind(":kind", e.kind)
+        .bind_text_or_null(":role", e.role)
+        .bind_text_or_null(":tool", tool)
+        .bind_text_or_null(":summary", e.summary)
+        .bind_text_or_null(":uid", e.uid)
+        .bind_text_or_null(":parent_uid", e.parent_uid)
+        .bind_text_or_null(":call_id", e.call_id)
+        .bind(":is_sidechain", static_cast<int64_t>((e.flags & HELIX_EVENT_SIDECHAIN) != 0))
+        .bind_text_or_null(":model", e.model)
+        .bind(":source_id", cursor_.id)
+        .bind(":generation", cursor_.generation)
+        .bind(":source_offset", static_cast<int64_t>(e.source_offset))
+        .bind(":ordinal", static_cast<int64_t>(e.ordinal));
+    const auto& slice = packs_->slices[i];
+    auto pack = pack_ids_.find(e.session_id);
+    if (pack != pack_ids_.end())
+      insert_event->bind(":pack_id", pack->second);
+    else
+      insert_event->bind_null(":pack_id");
+    for (const char* column : {":payload_off", ":payload_len", ":text_off", ":text_len"})
+      insert_event->bind_null(column);
+    if (slice.payload_off >= 0)
+      insert_event->bind(":payload_off", slice.payload_off).bind(":payload_len", slice.payload_len);
+    if (slice.text_off >= 0)
+      insert_event->bind(":text_off", slice.text_off).bind(":text_len", slice.text_len);
+    insert_event->bind(":shadowed", static_cast<int64_t>(shadow_[i]));
+    insert_event->run();
+    if (db_.changes() == 0) {  // an adapter bug: two events claim one position; keep the first
+      bad_position->bind(1, cursor_.id)
+          .bind(2, cursor_.generation)
+          .bind(3, static_cast<int64_t>(e.source_offset))
+          .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
+                               e.source_offset, e.ordinal))
+          .bind(5, now_)
+          .run();
+      continue;
+    }
+    counts_[uid].add_event(e.kind, (e.flags & HELIX_EVENT_SIDECHAIN) != 0, shadow_[i], e.summary,
+                           e.uid);
+    if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
+      search_.push_back({db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow_[i]});
+    if (shadow_[i]) continue;
+    ++seq_it->second;
+    ++stats_.events_added;
+  }
+  auto set_seq = db_.cached("UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now_).bind(3, uid).run();
+  count_chunk_rows(db_, counts_, cursor_.id);
+}
+
+void ChunkWriter::write_usage() {
+  auto usage = db_.cached(R"sql(
+    INSERT INTO usage (key, session_uid, source_id, is_sidechain, ts_ms, model, input_tokens,
+      output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd,
+      source_offset)
+    VALUES (:key, :session_uid, :source_id, :is_sidechain, :ts_ms, :model, :input_tokens,
+      :output_tokens, :cache_read_tokens, :cache_creation_tokens, :reasoning_tokens, :cost_usd,
+      :source_offset)
+    ON CONFLICT (key) DO UPDATE SET source_id = excluded.source_id, ts_ms = excluded.ts_ms,
+      source_offset = excluded.source_offset,
+      model = COALESCE(excluded.model, model), input_tokens = excluded.input_tokens,
+      output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+      cache_creation_tokens = excluded.cache_creation_tokens,
+      reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd
+    WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
+          excluded.cache_creation_tokens >
+          input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens
+    RETURNING session_uid)sql");
+  // The row a key already has, if any: a replaced row's tokens are taken off the session's sums
+  // (a stored row keeps its first session, which RETURNING names).
+  auto stored_usage = db_.cached(
+      "SELECT input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, "
+      "reasoning_tokens, cost_usd IS NOT NULL FROM usage WHERE key = ?");
+  std::map<std::string, SessionUsageCounts> usage_counts;
+  for (std::size_t i = 0; i < batch_.usage.size(); ++i) {
+    const auto& u = batch_.usage[i];
+    std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor_.id, cursor_.generation,
+                                                  u.source_offset, i)
+                                    : prefix_ + u.key;
+    usage->bind(":key", key)
+        .bind(":session_uid", prefix_ + u.session_id)
+        .bind(":source_id", cursor_.id)
+        .bind(":is_sidechain", static_cast<int64_t>((u.flags & HELIX_EVENT_SIDECHAIN) != 0));
+    if (u.ts_ms > 0)
+      usage->bind(":ts_ms", u.ts_ms);
+    else
+      usage->bind_null(":ts_ms");
+    usage->bind_text_or_null(":model", u.model)
+        .bind(":input_tokens", u.input_tokens)
+        .bind(":output_tokens", u.output_tokens)
+        .bind(":cache_read_tokens", u.cache_read_tokens)
+        .bind(":cache_creation_tokens", u.cache_creation_tokens)
+        .bind(":reasoning_tokens", u.reasoning_tokens);
+    if (u.cost_usd >= 0)
+      usage->bind(":cost_usd", u.cost_usd);
+    else
+      usage->bind_null(":cost_usd");
+    usage->bind(":source_offset", static_cast<int64_t>(u.source_offset));
+    SessionUsageCounts old;  // what the replaced row held, if the key has one
+    stored_usage->bind(1, key);
+    if (stored_usage->step()) {
+      old = {stored_usage->integer(0), stored_usage->integer(1), stored_usage->integer(2),
+             stored_usage->integer(3), stored_usage->integer(4), stored_usage->integer(5) != 0};
+    }
+    stored_usage->reset();
+    if (usage->step()) {  // no row: the stored one stays
+      auto& c = usage_counts[usage->text(0)];
+      c.recompute |= old.recompute || u.cost_usd >= 0;  // a cost was or is there
+      c.input += u.input_tokens - old.input;
+      c.output += u.output_tokens - old.output;
+      c.cache_read += u.cache_read_tokens - old.cache_read;
+      c.cache_creation += u.cache_creation_tokens - old.cache_creation;
+      c.reasoning += u.reasoning_tokens - old.reasoning;
+    }
+    usage->reset();
+    ++stats_.usage_records;
+  }
+  count_chunk_usage(db_, usage_counts);
+}
+
+void ChunkWriter::mark_ingested() {
+  auto ingested = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& [id, s] : touched_) ingested->bind(1, now_).bind(2, prefix_ + id).run();
+}
+
+void ChunkWriter::write_warnings() {
+  auto warn = db_.cached(R"sql(
+    INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
+      at_ms) VALUES (?, ?, ?, ?, ?, ?))sql");
+  for (const auto& w : batch_.warnings) {
+    warn->bind(1, cursor_.id)
+        .bind(2, cursor_.generation)
+        .bind(3, static_cast<int64_t>(w.source_offset))
+        .bind(4, w.category)
+        .bind(5, w.message)
+        .bind(6, now_);
+    warn->run();
+  }
+}
+
+void ChunkWriter::write_redactions() {
+  auto redactions = db_.cached(R"sql(
+    INSERT INTO session_redactions (session_uid, source_id, count) VALUES (?, ?, ?)
+    ON CONFLICT (session_uid, source_id) DO UPDATE SET count = count + excluded.count)sql");
+  for (const auto& [session_id, n] : batch_.redactions)
+    redactions->bind(1, prefix_ + session_id).bind(2, cursor_.id).bind(3, n).run();
+}
+
+}  // namespace helix
