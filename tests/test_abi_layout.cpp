@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_SUITE(layout)
 BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_ABI_MAJOR == 1);
   // A new minor appends members: add its goldens below, then raise this number.
-  BOOST_TEST(HELIX_ABI_MINOR == 2);
+  BOOST_TEST(HELIX_ABI_MINOR == 3);
   BOOST_TEST(HELIX_OK == 0);
   BOOST_TEST(HELIX_ERROR == 1);
   BOOST_TEST(HELIX_KIND_ADAPTER == 1);
@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
 BOOST_AUTO_TEST_CASE(struct_sizes_abi_1_0) {
   BOOST_TEST(sizeof(helix_str) == 16u);
   BOOST_TEST(sizeof(helix_host_api) == 24u);
-  BOOST_TEST(sizeof(helix_session) == 136u);
+  BOOST_TEST(offsetof(helix_session, forked_from_native_id) == 136u);  // 1.0 size
   BOOST_TEST(sizeof(helix_event) == 208u);
   BOOST_TEST(sizeof(helix_usage) == 128u);
   BOOST_TEST(sizeof(helix_emit_api) == 48u);
@@ -186,6 +186,12 @@ BOOST_AUTO_TEST_CASE(struct_layout_abi_1_2) {
   BOOST_TEST(sizeof(helix_digester_vtable) == 64u);
   HELIX_GOLDEN_OFFSET(helix_digest_api, state, 16);
   HELIX_GOLDEN_OFFSET(helix_digester_vtable, resume_session, 56);
+}
+
+// ABI 1.3 appended the session a fork came from: a 1.2 session record is the prefix before it.
+BOOST_AUTO_TEST_CASE(struct_layout_abi_1_3) {
+  BOOST_TEST(sizeof(helix_session) == 152u);
+  HELIX_GOLDEN_OFFSET(helix_session, forked_from_native_id, 136);
 }
 
 #else

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <array>
+#include <cstddef>
 #include <stdexcept>
 
 // The host's definition of the ABI's opaque per-call context.
@@ -86,6 +87,8 @@ void emit_session(helix_call* call, const helix_session* s) {
   r.agent_version = text(s->agent_version);
   r.started_at_ms = s->started_at_ms;
   r.ended_at_ms = s->ended_at_ms;
+  if (s->struct_size >= offsetof(helix_session, forked_from_native_id) + sizeof(helix_str))
+    r.forked_from_native_id = text(s->forked_from_native_id);  // ABI 1.3
   call->batch->sessions.push_back(std::move(r));
 }
 

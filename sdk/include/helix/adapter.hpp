@@ -27,6 +27,7 @@ struct Session {
   std::string_view native_id{}, parent_native_id{}, cwd{}, git_branch{}, model{}, title{},
       agent_version{};
   int64_t started_at_ms = 0, ended_at_ms = 0;
+  std::string_view forked_from_native_id{};  // ABI 1.3
 };
 
 struct Event {
@@ -87,6 +88,7 @@ class ParseContext {
     c.agent_version = to_c(s.agent_version);
     c.started_at_ms = s.started_at_ms;
     c.ended_at_ms = s.ended_at_ms;
+    c.forked_from_native_id = to_c(s.forked_from_native_id);
     emit_->session(call_, &c);
   }
 
