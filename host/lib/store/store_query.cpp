@@ -28,7 +28,8 @@ constexpr const char* kCountedListing = R"sql(
       s.started_at_ms, s.ended_at_ms, s.discovered_at_ms, s.ingested_at_ms, s.analyzed_at_ms,
       s.evicted_at_ms, s.schema_version, s.event_count, s.user_msg_count, s.retry_count,
       s.source_bytes, s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
-      s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title
+      s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title,
+      s.forked_from
     FROM sessions s
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
@@ -49,7 +50,8 @@ constexpr const char* kUncountedListing = R"sql(
          AND e.shadowed = 0),
       (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
          (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
-      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title
+      u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title,
+      NULL
     FROM sessions s
     LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
                  SUM(cache_read_tokens) AS cache_read,
@@ -90,6 +92,8 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
     probe->step();
     if (probe->integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
   }
+  if (user_version(db_) < 12 && sql.find("s.forked_from") != std::string::npos)
+    sql.replace(sql.find("s.forked_from"), 13, "NULL");  // read-only: not migrated
   auto lease = db_.cached(sql);  // the digest pass looks up one session at a time
   Statement& st = *lease;
   st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
@@ -131,6 +135,7 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
       r.title = q.text(31);
       r.title_derived = !r.title.empty();
     }
+    r.forked_from = q.text(32);
     if (redactions) {
       Statement& count = **redactions;
       count.bind(1, r.uid);
