@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <map>
 
 #include "base/text.hpp"
@@ -125,22 +126,36 @@ class Renderer {
       else if (e.kind == "assistant_msg")
         turn(e, e.is_sidechain ? "Subagent" : "Assistant");
       else if (e.kind == "human_intervention")
-        turn(e, "User (interrupting)");
+        turn(e, "User (interrupting)", /*or_summary=*/true);
       else if (e.kind == "decision")
         turn(e, "Decision");
       else if (e.kind == "thinking")
         folded("Thinking", e.text);
       else if (e.kind == "error")
         error(e);
-      // lifecycle, completion (repeats the last answer), retry and other records are left out.
+      else if (e.kind == "lifecycle")
+        lifecycle(e);
+      // completion (repeats the last answer), retry and other records are left out.
     }
     return out_;
   }
 
  private:
-  void turn(const EventRow& e, std::string_view who) {
+  // An interruption may have no text of its own (Codex's turn_aborted): its summary says it.
+  void turn(const EventRow& e, std::string_view who, bool or_summary = false) {
+    const std::string& text = e.text.empty() && or_summary ? e.summary : e.text;
+    if (text.empty()) return;
+    out_ += fmt::format("**{}**: {}\n\n", who, text);
+  }
+
+  // Lifecycle events with a text are what a reader of the session saw happen: a compaction and
+  // the summary the agent went on from, a subagent's task. Folded, titled by their summary.
+  void lifecycle(const EventRow& e) {
     if (e.text.empty()) return;
-    out_ += fmt::format("**{}**: {}\n\n", who, e.text);
+    std::string title = one_line(e.summary, kSummaryChars);
+    if (title.empty()) title = "Session event";
+    title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    folded(html_escape(title), e.text);
   }
 
   void folded(std::string_view summary, const std::string& text) {
