@@ -74,6 +74,7 @@ SourceInfo source_info(std::string_view path) {
   SourceInfo info;
   info.fallback_session_id = is_uuid(stem) ? stem : subagent_session_dir(path);
   info.agent_file = is_agent_file(path, stem);
+  if (info.agent_file) info.agent_id = stem.substr(6);
   return info;
 }
 
@@ -158,7 +159,8 @@ class ClaudeAdapter final : public helix::Adapter {
                : 0;
   }
 
-  // agent-<id>.meta.json: announces the subagent (type, description) on the parent session.
+  // agent-<id>.meta.json: announces the subagent (type, description) on the parent session, and
+  // links its transcript to the call that launched it (toolUseId, from 2.1.1xx on).
   void parse_agent_meta(helix::ParseContext& ctx) {
     std::string_view session = subagent_session_dir(ctx.path());
     boost::system::error_code ec;
@@ -176,10 +178,14 @@ class ClaudeAdapter final : public helix::Adapter {
     std::string summary = "subagent " + std::string(agent_id) + " (" +
                           std::string(type.empty() ? "agent" : type) +
                           "): " + std::string(description);
+    const std::string link = helix::claude::subagent_link_uid(agent_id);
     helix::Event e;
     e.session_id = session;
     e.source_offset = ctx.base_offset();
+    e.ordinal = helix::claude::kLinkOrdinal;
     e.flags = HELIX_EVENT_SIDECHAIN;
+    e.uid = link;
+    e.call_id = helix::json::str(*fields, "toolUseId");
     e.kind = "lifecycle";
     e.role = "system";
     e.summary = summary;
