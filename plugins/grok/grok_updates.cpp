@@ -44,16 +44,11 @@ const std::set<std::string_view> kLifecycle = {"plan",
                                                "current_mode_update",
                                                "session_info_update",
                                                "rewind_marker",
-                                               "compaction_checkpoint",
                                                "session_summary_generated",
                                                "session_recap",
                                                "hook_execution",
                                                "hook_annotation",
                                                "retry_state",
-                                               "auto_compact_started",
-                                               "auto_compact_completed",
-                                               "auto_compact_failed",
-                                               "auto_compact_cancelled",
                                                "auto_continue_completed",
                                                "auto_recovery_started",
                                                "auto_recovery_exhausted",
@@ -84,6 +79,11 @@ const std::set<std::string_view> kLifecycle = {"plan",
                                                "interaction_resolved",
                                                "pending_interaction",
                                                "unknown"};
+
+// Known updates kept as "other": the steps around a compaction whose one event is
+// auto_compact_completed (the checkpoint written, the start, a cancellation).
+const std::set<std::string_view> kOther = {"compaction_checkpoint", "auto_compact_started",
+                                           "auto_compact_cancelled"};
 
 // A tool_call_update that is not final, recognized without parsing: each may repeat the whole
 // output so far (one real session had 2.3 GB of them), and none becomes an event. Only a
@@ -139,9 +139,17 @@ class JournalParser {
     std::string summary(kind);
     if (kind == "rewind_marker")
       summary = "rewind to prompt " + std::to_string(num(*update, "target_prompt_index"));
+    if (kind == "auto_compact_completed")  // the compaction event (manual /compact too)
+      summary = "context compacted (" + std::to_string(num(*update, "tokens_before")) +
+                " tokens before, " + std::to_string(num(*update, "tokens_after")) + " after)";
     event.summary = summary;
-    if (kLifecycle.count(kind)) {
+    if (kLifecycle.count(kind) || kind == "auto_compact_completed") {
       event.kind = "lifecycle";
+    } else if (kind == "auto_compact_failed") {
+      event.kind = "error";
+      event.role = "system";
+    } else if (kOther.count(kind)) {
+      event.kind = "other";
     } else {
       event.kind = "other";
       ctx_.warn(offset, "unknown_type",
@@ -250,10 +258,12 @@ class JournalParser {
     std::string summary = "turn completed: " + std::string(str(update, "stop_reason"));
     if (const object* totals = obj(update, "usage")) {
       helix::Usage usage = normalized_usage(*totals);
-      // usage.json numbers the same turns from 1: both files share this key, so a turn
-      // described by both (or re-read) counts once.
+      // The turn's prompt id names the model calls of one turn wherever they are logged: a
+      // fork repeats its origin's turns (same prompt ids) and counts them once.
+      const std::string_view prompt = str(update, "prompt_id");
       const std::string key =
-          std::string(source_.session_id) + "#turn" + std::to_string(state_.turns);
+          prompt.empty() ? std::string(source_.session_id) + "#turn" + std::to_string(state_.turns)
+                         : "turn:" + std::string(prompt);
       const object* models = obj(*totals, "modelUsage");
       const std::string model =
           models && models->size() == 1 ? std::string(models->begin()->key()) : state_.model;
