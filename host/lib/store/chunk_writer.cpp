@@ -1,10 +1,12 @@
 #include "store/chunk_writer.hpp"
 
 #include "base/clock.hpp"
+#include "store/event_order.hpp"
 #include "store/search_index.hpp"
 
 #include <fmt/format.h>
 #include <helix/helix_plugin.h>
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -273,6 +275,7 @@ void ChunkWriter::write_events() {
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
       at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
   std::map<std::string, int64_t> seqs;
+  std::map<std::string, int64_t> chunk_latest;  // the latest time of the chunk so far, by uid
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
     const std::string uid = prefix_ + e.session_id;
@@ -356,9 +359,14 @@ void ChunkWriter::write_events() {
     if (e.kind == "lifecycle" && !e.uid.empty() && !call_id.empty())
       resolve_link(uid, e.uid, call_id, seq);
     if (!e.uid.empty()) demote_fork_copies(uid, e.uid, e.ordinal);
+    // Stamped before what the session held, or further back than a burst of its own file:
+    // order_events_by_time may place it elsewhere.
+    int64_t& latest = chunk_latest[uid];
     if (auto before = ended_before_.find(uid);
-        before != ended_before_.end() && e.ts_ms > 0 && e.ts_ms < before->second)
+        (before != ended_before_.end() && e.ts_ms > 0 && e.ts_ms < before->second) ||
+        (e.ts_ms > 0 && e.ts_ms < latest - kBurstMs))
       to_order_.insert(uid);
+    latest = std::max(latest, e.ts_ms);
     ++seq_it->second;
     ++stats_.events_added;
   }
@@ -392,8 +400,8 @@ void ChunkWriter::write_usage() {
       "reasoning_tokens, cost_usd IS NOT NULL, session_uid FROM usage WHERE key = ?");
   // A model call a fork copied is its origin's: a row a fork read first moves to the origin.
   auto reclaim = db_.cached(
-      "UPDATE usage SET session_uid = ?1 WHERE key = ?2 AND session_uid IN "
-      "(SELECT uid FROM sessions WHERE forked_from = ?1)");
+      "UPDATE usage SET session_uid = ?1, source_id = ?3, source_offset = ?4 WHERE key = ?2 "
+      "AND session_uid IN (SELECT uid FROM sessions WHERE forked_from = ?1)");
   std::set<std::string> reclaimed;
   std::map<std::string, SessionUsageCounts> usage_counts;
   for (std::size_t i = 0; i < batch_.usage.size(); ++i) {
@@ -430,7 +438,11 @@ void ChunkWriter::write_usage() {
     }
     stored_usage->reset();
     if (!held_by.empty() && held_by != prefix_ + u.session_id) {
-      reclaim->bind(1, prefix_ + u.session_id).bind(2, key).run();
+      reclaim->bind(1, prefix_ + u.session_id)
+          .bind(2, key)
+          .bind(3, cursor_.id)
+          .bind(4, static_cast<int64_t>(u.source_offset))
+          .run();
       if (db_.changes() > 0) {
         reclaimed.insert(held_by);
         reclaimed.insert(prefix_ + u.session_id);

@@ -17,10 +17,11 @@ struct StoredEvent {
   int64_t at = 0;  // the time it is ordered by
 };
 
+// In storage order (row id): each source's events in its file order, chunk after chunk.
 std::vector<StoredEvent> visible_events(Database& db, const std::string& session_uid) {
   auto st = db.cached(
       "SELECT id, seq, parent_seq, ts_ms, source_id FROM events "
-      "WHERE session_uid = ? AND shadowed = 0 ORDER BY seq");
+      "WHERE session_uid = ? AND shadowed = 0 ORDER BY id");
   st->bind(1, session_uid);
   std::vector<StoredEvent> events;
   while (st->step())
@@ -29,15 +30,10 @@ std::vector<StoredEvent> visible_events(Database& db, const std::string& session
   return events;
 }
 
-// Records an agent writes in one burst are stamped a few milliseconds apart in any order (a
-// prompt after the attachments it carries): within this much of the latest time of its file, a
-// record keeps its place in the file. One stamped earlier still (Grok writes a /compact prompt
-// after the compaction it started) is placed by its stamp.
-constexpr int64_t kBurstMs = 100;
-
 // Each event is placed at the latest time its source reached so far, unless its own stamp is
-// further back than a burst. An event before its source's first time stays where it was stored,
-// behind the event stored before it.
+// further back than a burst. An event before its source's first time stays behind the event
+// stored before it. Computed in storage order only, so the result does not depend on an earlier
+// ordering of the session.
 void assign_times(std::vector<StoredEvent>& events) {
   std::map<int64_t, int64_t> reached;  // by source
   int64_t previous = 0;
@@ -55,16 +51,20 @@ void assign_times(std::vector<StoredEvent>& events) {
 bool order_events_by_time(Database& db, const std::string& session_uid) {
   std::vector<StoredEvent> events = visible_events(db, session_uid);
   assign_times(events);
-  std::vector<std::size_t> order(events.size());
+  std::vector<std::size_t> order(events.size());  // by time, then storage order
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return events[a].at < events[b].at; });
-  bool moved = false;
-  for (std::size_t i = 0; i < order.size() && !moved; ++i) moved = order[i] != i;
-  if (!moved) return false;
-
+  std::vector<int64_t> seqs;  // the session's numbers, in their order
+  for (const auto& e : events) seqs.push_back(e.seq);
+  std::sort(seqs.begin(), seqs.end());
   std::map<int64_t, int64_t> renumbered;  // old seq -> new seq
-  for (std::size_t k = 0; k < order.size(); ++k) renumbered[events[order[k]].seq] = events[k].seq;
+  bool moved = false;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    renumbered[events[order[k]].seq] = seqs[k];
+    moved = moved || events[order[k]].seq != seqs[k];
+  }
+  if (!moved) return false;
   // Negative numbers first: the unique (session, seq) index never sees two rows share a number.
   auto move = db.cached("UPDATE events SET seq = -1 - ?, parent_seq = ? WHERE id = ?");
   auto reparent = db.cached("UPDATE events SET parent_seq = ? WHERE id = ?");
