@@ -37,6 +37,7 @@ struct State {
   uint64_t last_output_offset = 0;         // the last item the model wrote: its usage is the call's
   bool has_output_offset = false;
   int64_t context_tokens = 0;  // the input of the last model call: the context's size
+  bool summarizing = false;    // between a compaction's summary and its compacted line
 
   static State load(std::string_view saved) {
     State s;
@@ -61,6 +62,7 @@ struct State {
     s.has_output_offset = o->contains("output_at");
     s.last_output_offset = static_cast<uint64_t>(num(*o, "output_at"));
     s.context_tokens = num(*o, "context");
+    s.summarizing = helix::json::truthy(*o, "summarizing");
     return s;
   }
 
@@ -79,7 +81,8 @@ struct State {
                      {"prev", std::move(prev)},
                      {"running", std::move(running)},
                      {"open", std::move(open)},
-                     {"context", context_tokens}};
+                     {"context", context_tokens},
+                     {"summarizing", summarizing}};
     if (has_output_offset) saved["output_at"] = last_output_offset;
     return bj::serialize(saved);
   }
@@ -224,6 +227,7 @@ class CodexAdapter : public helix::Adapter {
       std::string summary = "context compacted";
       if (state_.context_tokens > 0)
         summary += " (" + std::to_string(state_.context_tokens) + " tokens before)";
+      state_.summarizing = false;
       record.emit({.kind = "lifecycle",
                    .role = "system",
                    .summary = summary,
@@ -302,6 +306,7 @@ class CodexAdapter : public helix::Adapter {
                    .summary = "summary for the compaction",
                    .text = text});
       note_model_output(offset);
+      state_.summarizing = true;  // the summarization call's usage is not the context's size
       return;
     }
     track_calls(item, offset);
@@ -474,7 +479,7 @@ class CodexAdapter : public helix::Adapter {
     const auto* total_usage = info ? obj(*info, "total_token_usage") : nullptr;
     if (!total_usage) return;
     const Tokens total = read_tokens(*total_usage);
-    if (const auto* last = obj(*info, "last_token_usage"))
+    if (const auto* last = obj(*info, "last_token_usage"); last && !state_.summarizing)
       state_.context_tokens = num(*last, "input_tokens");
     bool replayed = false;
     if (!state_.replay_second.empty()) {
@@ -500,7 +505,7 @@ class CodexAdapter : public helix::Adapter {
     state_.has_usage_records = true;
     const auto* usage = obj(record, "usage");
     if (!usage) return ctx.warn(offset, "invalid_record", "token_usage_record without usage");
-    state_.context_tokens = num(*usage, "input_tokens");
+    if (!state_.summarizing) state_.context_tokens = num(*usage, "input_tokens");
     std::string key;
     if (auto response = str(record, "response_id"); !response.empty())
       key = std::string(str(record, "thread_id")) + "/" + std::string(response);

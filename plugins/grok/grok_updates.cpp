@@ -48,7 +48,6 @@ const std::set<std::string_view> kLifecycle = {"plan",
                                                "session_recap",
                                                "hook_execution",
                                                "hook_annotation",
-                                               "retry_state",
                                                "auto_continue_completed",
                                                "auto_recovery_started",
                                                "auto_recovery_exhausted",
@@ -139,6 +138,16 @@ class JournalParser {
     std::string summary(kind);
     if (kind == "rewind_marker")
       summary = "rewind to prompt " + std::to_string(num(*update, "target_prompt_index"));
+    if (kind == "retry_state") {  // an API call that failed and is tried again
+      event.kind = "retry";
+      event.role = "system";
+      summary = "retry " + std::to_string(num(*update, "attempt")) + "/" +
+                std::to_string(num(*update, "max_retries")) + ": " +
+                std::string(str(*update, "reason"));
+      event.summary = summary;
+      event.text = str(*update, "reason");
+      return ctx_.event(event);
+    }
     if (kind == "auto_compact_completed")  // the compaction event (manual /compact too)
       summary = "context compacted (" + std::to_string(num(*update, "tokens_before")) +
                 " tokens before, " + std::to_string(num(*update, "tokens_after")) + " after)";
@@ -240,7 +249,10 @@ class JournalParser {
     if (text.empty()) text = json_text(update.if_contains("rawOutput"));
     const std::string uid = result_uid(call_id);
     helix::Event event = base_event(raw, offset, ts_ms);
-    event.kind = status == "failed" ? "error" : "tool_result";
+    // A command that ran and exited non-zero is "completed" with its exit code.
+    const auto* exit_code = output ? output->if_contains("exit_code") : nullptr;
+    const bool exited_badly = exit_code && exit_code->is_int64() && exit_code->as_int64() != 0;
+    event.kind = status == "failed" || exited_badly ? "error" : "tool_result";
     event.role = "tool";
     event.tool = tool_name(update, false);
     event.call_id = call_id;
