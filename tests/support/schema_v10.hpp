@@ -1,10 +1,33 @@
-// Test support: the SQL that takes a current store back to what schema version 10 had (before
-// the per-session counters), for tests that make an older store to migrate.
+// Test support: the SQL that takes a current store back to what schema version 11 had (before
+// forks) and 10 had (before the per-session counters), for tests that make an older store to
+// migrate.
 #pragma once
 
 namespace helix::test {
 
-// Run inside a transaction, before setting user_version to 10 or below.
+// Run inside a transaction, before kUndoSchema11 or setting user_version to 11 or below: no
+// forks, and search reads the kinds of schema 8 only.
+inline constexpr const char* kUndoSchema12 = R"sql(
+    DROP INDEX sessions_forks;
+    ALTER TABLE sessions DROP COLUMN forked_from;
+    DROP TRIGGER search_events_forget;
+    DROP VIEW search_event_texts;
+    CREATE VIEW search_event_texts AS
+      SELECT e.id, e.tool,
+        helix_search_body((SELECT p.data FROM payload_packs p WHERE p.id = e.pack_id),
+                          e.text_off, e.text_len) AS body
+      FROM events e
+      WHERE e.kind IN ('user_msg', 'assistant_msg', 'tool_call', 'test_run', 'edit', 'error',
+                       'human_intervention', 'decision')
+        AND (e.tool IS NOT NULL OR e.text_len > 0);
+    CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+      INSERT INTO search_events (search_events, rowid, tool, body)
+        SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+    END;
+    INSERT INTO search_events (search_events) VALUES ('rebuild');
+)sql";
+
+// Run inside a transaction, after kUndoSchema12, before setting user_version to 10 or below.
 inline constexpr const char* kUndoSchema11 = R"sql(
     ALTER TABLE sessions DROP COLUMN event_count;
     ALTER TABLE sessions DROP COLUMN user_msg_count;
