@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compares `helix-host usage --by day --json` with ccusage@20.0.24 (`--offline --json`, days in
-# UTC) on the same Claude Code and Codex data: token totals per day must be equal.
+# UTC) on the same Claude Code and Codex data: token totals and costs per day must be equal
+# (costs to a millionth of a dollar: the two add the same products in another order).
 #   bench/ccusage_compare.sh <build dir> [fixtures dir] [results file]
 # Without a fixtures dir it uses tests/fixtures laid out by scripts/make-sample-home. Installs
 # ccusage from npm into a temporary prefix; exits 0 when every figure matches or differs
@@ -76,9 +77,13 @@ for flavor in ("claude", "codex"):
             if a != b and (flavor, day, "reasoning_tokens", str(a), str(b)) not in known:
                 unexplained.append(f"{flavor} {day} reasoning_tokens: helix {a}, ccusage {b}")
             lines.append(f"| {day} | reasoning_tokens | {a} | {b} | {a - b}{'' if a == b else ' **differs**'} |\n")
-        cost = t.get("totalCost", t.get("costUSD"))
-        lines.append(f"| {day} | cost_usd (informative) | {o.get('cost_usd', 0):.4f} | {cost if cost is None else f'{cost:.4f}'} | |\n")
-text = "".join(lines) + f"\n{differ} token figures differ, {len(unexplained)} of them unexplained.\n"
+        a, b = o.get("cost_usd", 0), t.get("totalCost", t.get("costUSD")) or 0
+        same = abs(a - b) <= 1e-6
+        differ += not same
+        if not same and (flavor, day, "cost_usd", f"{a:.6f}", f"{b:.6f}") not in known:
+            unexplained.append(f"{flavor} {day} cost_usd: helix {a:.6f}, ccusage {b:.6f}")
+        lines.append(f"| {day} | cost_usd | {a:.6f} | {b:.6f} | {a - b:.6f}{'' if same else ' **differs**'} |\n")
+text = "".join(lines) + f"\n{differ} figures differ, {len(unexplained)} of them unexplained.\n"
 print(text)
 for u in unexplained:
     print("unexplained difference:", u, file=sys.stderr)

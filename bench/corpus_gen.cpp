@@ -333,7 +333,7 @@ std::string cwd_for(Rng& rng) {
 class ClaudeSession {
  public:
   ClaudeSession(const Options& opt, const SessionPlan& plan, bool skip)
-      : rng_(opt.seed * 1000003 + plan.index), plan_(plan) {
+      : rng_(opt.seed * 1000003 + plan.index) {
     id_ = uuid(rng_);
     cwd_ = cwd_for(rng_);
     branch_ = rng_.chance(0.7) ? "main" : "feature/" + words().pick(rng_);
@@ -508,7 +508,6 @@ class ClaudeSession {
   }
 
   Rng rng_;
-  SessionPlan plan_;
   std::string id_, cwd_, branch_, model_, agent_, parent_, last_uuid_;
   fs::path project_;
   int64_t ts_ = 0, cache_read_ = 0;
@@ -891,7 +890,7 @@ int run(const Options& opt) {
   size_t touched = 0;
   for (const auto& p : plans) {
     if (total >= budget) break;
-    total += write(opt, p, std::min<uint64_t>(budget - total, 64 * 1024));
+    total += write(opt, p, std::min<uint64_t>(budget - total, uint64_t{64} * 1024));
     ++touched;
   }
   std::printf("appended %llu bytes to %zu sessions\n", static_cast<unsigned long long>(total),

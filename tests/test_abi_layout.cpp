@@ -1,7 +1,7 @@
-// ABI regression: the golden layout of every struct of helix_plugin.h (ABI 1.0 and the structs
-// ABI 1.1 appended, x86_64), so any
-// change other than appending a member fails; and a real adapter.hpp plugin run through
-// AdapterInstance, so every record member and the exception-to-HELIX_ERROR path cross the ABI.
+// ABI regression: the golden layout of every struct of helix_plugin.h (ABI 1.0 and what each
+// minor up to 1.3 appended, x86_64), so any change other than appending a member fails; the
+// named first-version sizes the host checks against; and a real adapter.hpp plugin run through
+// AdapterInstance, so every record member and the exception paths cross the ABI.
 #define BOOST_TEST_MODULE abi_layout
 #include <boost/test/unit_test.hpp>
 
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -27,7 +28,7 @@ BOOST_AUTO_TEST_SUITE(layout)
 // Version and constants of the contract (1.0, plus what 1.1 appended).
 BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_ABI_MAJOR == 1);
-  // A new minor appends members: add its goldens below, then raise this number.
+  // 1.3 froze the structs: new capabilities are extensions (helix.<name>/<rev>), not members.
   BOOST_TEST(HELIX_ABI_MINOR == 3);
   BOOST_TEST(HELIX_OK == 0);
   BOOST_TEST(HELIX_ERROR == 1);
@@ -36,24 +37,34 @@ BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_LAYOUT_LINES == 1);
   BOOST_TEST(HELIX_LAYOUT_DOCUMENT == 2);
   BOOST_TEST(HELIX_EVENT_SIDECHAIN == 1u);
+  BOOST_TEST(HELIX_USAGE_AGENT_TOTAL == 2u);  // 1.3
   BOOST_TEST(std::string(HELIX_ENTRY_SYMBOL) == "helix_plugin_query");
   BOOST_TEST(sizeof(helix_status) == 4u);
 }
 
 #if defined(__x86_64__) && defined(__LP64__)
 
+// The sizes of ABI 1.0, which the host names (HELIX_*_SIZE_1_0) and refuses anything below.
 BOOST_AUTO_TEST_CASE(struct_sizes_abi_1_0) {
   BOOST_TEST(sizeof(helix_str) == 16u);
-  BOOST_TEST(sizeof(helix_host_api) == 24u);
-  BOOST_TEST(offsetof(helix_session, forked_from_native_id) == 136u);  // 1.0 size
-  BOOST_TEST(sizeof(helix_event) == 208u);
-  BOOST_TEST(sizeof(helix_usage) == 128u);
-  BOOST_TEST(sizeof(helix_emit_api) == 48u);
+  BOOST_TEST(HELIX_HOST_API_SIZE_1_0 == 24u);
+  BOOST_TEST(HELIX_SESSION_SIZE_1_0 == 136u);
+  BOOST_TEST(HELIX_EVENT_SIZE_1_0 == 208u);
+  BOOST_TEST(HELIX_USAGE_SIZE_1_0 == 128u);
+  BOOST_TEST(HELIX_EMIT_API_SIZE_1_0 == 48u);
   BOOST_TEST(sizeof(helix_source_pattern) == 16u);
-  BOOST_TEST(sizeof(helix_probe_input) == 48u);
-  BOOST_TEST(sizeof(helix_parse_input) == 72u);
-  BOOST_TEST(sizeof(helix_adapter_vtable) == 72u);
-  BOOST_TEST(sizeof(helix_plugin_descriptor) == 48u);
+  BOOST_TEST(HELIX_PROBE_INPUT_SIZE_1_0 == 48u);
+  BOOST_TEST(HELIX_PARSE_INPUT_SIZE_1_0 == 72u);
+  BOOST_TEST(HELIX_ADAPTER_VTABLE_SIZE_1_0 == 72u);
+  BOOST_TEST(HELIX_DESCRIPTOR_SIZE_1_0 == 48u);
+  // Records and inputs did not grow after 1.0, but for the usage and session records in 1.3.
+  BOOST_TEST(sizeof(helix_session) == HELIX_SESSION_SIZE_1_0 + sizeof(helix_str));  // 1.3: forks
+  BOOST_TEST(sizeof(helix_event) == HELIX_EVENT_SIZE_1_0);
+  BOOST_TEST(sizeof(helix_usage) == HELIX_USAGE_SIZE_1_0 + sizeof(int64_t));  // 1.3: 1-hour writes
+  BOOST_TEST(sizeof(helix_emit_api) == HELIX_EMIT_API_SIZE_1_0);
+  BOOST_TEST(sizeof(helix_probe_input) == HELIX_PROBE_INPUT_SIZE_1_0);
+  BOOST_TEST(sizeof(helix_parse_input) == HELIX_PARSE_INPUT_SIZE_1_0);
+  BOOST_TEST(sizeof(helix_plugin_descriptor) == HELIX_DESCRIPTOR_SIZE_1_0);
 }
 
 BOOST_AUTO_TEST_CASE(member_offsets_abi_1_0) {
@@ -152,6 +163,9 @@ BOOST_AUTO_TEST_CASE(member_offsets_abi_1_0) {
 // ABI 1.1 appended the digester contract; the 1.0 structs above did not move.
 BOOST_AUTO_TEST_CASE(struct_layout_abi_1_1) {
   BOOST_TEST(sizeof(helix_digest_session) == 200u);
+  BOOST_TEST(HELIX_DIGEST_SESSION_SIZE_1_1 == 200u);
+  BOOST_TEST(HELIX_DIGEST_API_SIZE_1_1 == 16u);
+  BOOST_TEST(HELIX_DIGESTER_VTABLE_SIZE_1_1 == 56u);
 
   HELIX_GOLDEN_OFFSET(helix_digest_session, struct_size, 0);
   HELIX_GOLDEN_OFFSET(helix_digest_session, session_uid, 8);
@@ -183,15 +197,62 @@ BOOST_AUTO_TEST_CASE(struct_layout_abi_1_1) {
 // ABI 1.2 appended resumable digesters: a 1.1 table is exactly the prefix before them.
 BOOST_AUTO_TEST_CASE(struct_layout_abi_1_2) {
   BOOST_TEST(sizeof(helix_digest_api) == 24u);
-  BOOST_TEST(sizeof(helix_digester_vtable) == 64u);
   HELIX_GOLDEN_OFFSET(helix_digest_api, state, 16);
   HELIX_GOLDEN_OFFSET(helix_digester_vtable, resume_session, 56);
 }
 
-// ABI 1.3 appended the session a fork came from: a 1.2 session record is the prefix before it.
+// ABI 1.3 appended the 1-hour cache writes to a usage record, the fork's origin to a session
+// record and the extension seam to the host API and both plugin tables, and added the first extensions (each a struct of its own, versioned by its id).
 BOOST_AUTO_TEST_CASE(struct_layout_abi_1_3) {
+  // The 1-hour part of a usage record's cache writes, the last member appended before the freeze.
+  BOOST_TEST(sizeof(helix_usage) == 136u);
+  HELIX_GOLDEN_OFFSET(helix_usage, cache_creation_1h_tokens, 128);
+  // The session a fork copied its conversation from.
   BOOST_TEST(sizeof(helix_session) == 152u);
   HELIX_GOLDEN_OFFSET(helix_session, forked_from_native_id, 136);
+  BOOST_TEST(sizeof(helix_host_api) == 32u);
+  HELIX_GOLDEN_OFFSET(helix_host_api, get_extension, 24);
+  BOOST_TEST(sizeof(helix_adapter_vtable) == 80u);
+  HELIX_GOLDEN_OFFSET(helix_adapter_vtable, get_extension, 72);
+  BOOST_TEST(sizeof(helix_digester_vtable) == 72u);
+  HELIX_GOLDEN_OFFSET(helix_digester_vtable, get_extension, 64);
+  BOOST_TEST(HELIX_PROBE_FAILED == -1);
+
+  BOOST_TEST(std::string(HELIX_EXT_RESUME) == "helix.resume/1");
+  BOOST_TEST(sizeof(helix_resume_ext) == 32u);
+  HELIX_GOLDEN_OFFSET(helix_resume_ext, flags, 4);
+  HELIX_GOLDEN_OFFSET(helix_resume_ext, agent, 8);
+  HELIX_GOLDEN_OFFSET(helix_resume_ext, argv, 16);
+  HELIX_GOLDEN_OFFSET(helix_resume_ext, refusal, 24);
+  BOOST_TEST(HELIX_RESUME_IN_CWD == 1u);
+  BOOST_TEST(HELIX_RESUME_NOT_SUBAGENTS == 2u);
+
+  BOOST_TEST(std::string(HELIX_EXT_HOOK) == "helix.hook/1");
+  BOOST_TEST(sizeof(helix_hook_ext) == 56u);
+  HELIX_GOLDEN_OFFSET(helix_hook_ext, session_id_keys, 8);
+  HELIX_GOLDEN_OFFSET(helix_hook_ext, transcript_keys, 16);
+  HELIX_GOLDEN_OFFSET(helix_hook_ext, event_name_keys, 24);
+  HELIX_GOLDEN_OFFSET(helix_hook_ext, flavor_env, 32);
+  HELIX_GOLDEN_OFFSET(helix_hook_ext, companion_files, 40);
+  HELIX_GOLDEN_OFFSET(helix_hook_ext, id_chars_in_file_names, 48);
+
+  BOOST_TEST(std::string(HELIX_EXT_REPARSE) == "helix.reparse/1");
+  BOOST_TEST(sizeof(helix_reparse_ext) == 16u);
+  HELIX_GOLDEN_OFFSET(helix_reparse_ext, reparse_below, 8);
+}
+
+// The event kinds host and plugins share, in the order of the schema.
+BOOST_AUTO_TEST_CASE(event_kind_constants) {
+#define HELIX_KIND_NAME(k) std::string(k),
+  const std::vector<std::string> kinds = {HELIX_EVENT_KINDS(HELIX_KIND_NAME)};
+#undef HELIX_KIND_NAME
+  const std::vector<std::string> expected = {
+      "user_msg", "assistant_msg", "thinking",   "tool_call", "tool_result",
+      "error",    "test_run",      "edit",       "retry",     "human_intervention",
+      "decision", "lifecycle",     "completion", "other"};
+  BOOST_TEST(kinds == expected, boost::test_tools::per_element());
+  for (const auto& k : kinds) BOOST_TEST(helix::is_known_event_kind(k));
+  BOOST_TEST(!helix::is_known_event_kind("tool_use"));
 }
 
 #else
@@ -286,6 +347,7 @@ BOOST_AUTO_TEST_CASE(every_record_member_arrives_intact) {
   BOOST_TEST(u.cache_creation_tokens == 44);
   BOOST_TEST(u.reasoning_tokens == 5);
   BOOST_TEST(u.cost_usd == 0.25);
+  BOOST_TEST(u.cache_creation_1h_tokens == 40);  // 1.3
 
   BOOST_TEST_REQUIRE(batch.warnings.size() == 1u);
   BOOST_TEST(batch.warnings[0].source_offset == 1000u);
@@ -304,16 +366,47 @@ BOOST_AUTO_TEST_CASE(saved_state_is_handed_back) {
   BOOST_TEST(batch.saved_state.value_or("<none>") == "next=1051");
 }
 
-BOOST_AUTO_TEST_CASE(exception_in_parse_becomes_a_host_error_with_its_message) {
+// The glue isolates records: an exception from one line is a warning at its offset, and the
+// lines after it are still parsed.
+BOOST_AUTO_TEST_CASE(exception_in_one_line_is_a_warning_and_the_rest_goes_on) {
+  LoadedPlugin throwing("throw_parse");
+  helix::AdapterInstance adapter(*throwing.info);
+  helix::RecordBatch batch;
+  adapter.parse("/tmp/b.test", HELIX_LAYOUT_LINES, 7, "user_msg hi\nboom now\nthinking on\n", "",
+                batch);
+  BOOST_TEST_REQUIRE(batch.events.size() == 2u);
+  BOOST_TEST(batch.events[0].text == "hi");
+  BOOST_TEST(batch.events[1].text == "on");
+  bool warned = false;
+  for (const auto& w : batch.warnings)
+    if (w.category == "adapter_exception") {
+      warned = true;
+      BOOST_TEST(w.source_offset == 19u);  // 7 + "user_msg hi\n"
+      BOOST_TEST(w.message == "test plugin cannot parse line at offset 19");
+    }
+  BOOST_TEST(warned);
+}
+
+// helix::ParseFailure is how a line says the whole source cannot be parsed: HELIX_ERROR with
+// its message.
+BOOST_AUTO_TEST_CASE(parse_failure_becomes_a_host_error_with_its_message) {
   LoadedPlugin throwing("throw_parse");
   helix::AdapterInstance adapter(*throwing.info);
   helix::RecordBatch batch;
   BOOST_CHECK_EXCEPTION(
-      adapter.parse("/tmp/b.test", HELIX_LAYOUT_LINES, 7, "user_msg hi\n", "", batch),
+      adapter.parse("/tmp/b.test", HELIX_LAYOUT_LINES, 7, "user_msg hi\nfail now\n", "", batch),
       std::runtime_error, [](const std::runtime_error& e) {
         return message_has(e, "adapter 'throw_parse' could not parse /tmp/b.test") &&
-               message_has(e, "test plugin cannot parse line at offset 7");
+               message_has(e, "test plugin gives up at offset 19");
       });
+}
+
+// A throwing probe is reported as failed, not as "not mine".
+BOOST_AUTO_TEST_CASE(exception_in_probe_is_reported_as_a_failed_probe) {
+  LoadedPlugin throwing("throw_parse");
+  helix::AdapterInstance adapter(*throwing.info);
+  BOOST_TEST(adapter.probe("/tmp/x.boom", "{}", 2) == helix::AdapterInstance::kProbeFailed);
+  BOOST_TEST(adapter.probe("/tmp/x.test", "{}", 2) == 70);
 }
 
 BOOST_AUTO_TEST_CASE(exception_in_constructor_becomes_a_start_failure_with_its_message) {

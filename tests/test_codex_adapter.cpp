@@ -149,8 +149,8 @@ BOOST_AUTO_TEST_CASE(each_era_is_claimed_by_exactly_one_plugin) {
 }
 
 BOOST_AUTO_TEST_CASE(both_plugins_declare_one_flavor_and_the_same_sources) {
-  const auto* wrapper = codex().adapter().plugin().adapter;
-  const auto* old = legacy().adapter().plugin().adapter;
+  const auto* wrapper = &*codex().adapter().plugin().adapter;
+  const auto* old = &*legacy().adapter().plugin().adapter;
   BOOST_TEST(std::string(wrapper->flavor) == "codex");
   BOOST_TEST(std::string(old->flavor) == "codex");
   BOOST_TEST(std::string(wrapper->root_env) == "CODEX_HOME");

@@ -71,6 +71,20 @@ cadence = "weekly"
   BOOST_TEST(printed.find("[session_memory.retention]") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(mcp_repos_widen_the_servers_scope_and_print_back) {
+  test::TempDir dir;
+  test::write_file(dir / "helix.toml", "[mcp]\nrepos = [\"docs\", \"infra\"]\n");
+  Config c = load_config((dir / "helix.toml").string());
+  BOOST_TEST((c.mcp_repos == std::vector<std::string>{"docs", "infra"}));
+  test::write_file(dir / "printed.toml", to_toml(c));
+  BOOST_TEST((load_config((dir / "printed.toml").string()).mcp_repos == c.mcp_repos));
+  test::write_file(dir / "bad.toml", "[mcp]\nrepo = [\"docs\"]\n");
+  BOOST_CHECK_EXCEPTION(load_config((dir / "bad.toml").string()), std::runtime_error,
+                        [&](const std::exception& e) {
+                          return mentions(e, "bad.toml:2") && mentions(e, "'mcp.repo'");
+                        });
+}
+
 BOOST_AUTO_TEST_CASE(mistakes_name_the_file_line_and_setting) {
   test::TempDir dir;
   test::write_file(dir / "a.toml", "[session_memory.retention]\nraw_soft_cap = 5\n");

@@ -128,6 +128,12 @@ struct Home {
     BOOST_REQUIRE(st.step());
     return st.integer(0);
   }
+  std::string scalar_text(const std::string& sql) const {
+    auto d = db();
+    auto st = d.prepare(sql);
+    BOOST_REQUIRE(st.step());
+    return st.text(0);
+  }
 };
 
 // The sample home swept once with the default configuration, shared by the read-only cases.
@@ -152,7 +158,7 @@ BOOST_AUTO_TEST_CASE(digester_plugins_load_and_stream_through_the_abi) {
   const helix::PluginInfo& p = *registry.digesters()[0];
   BOOST_TEST(p.kind == "digester");
   BOOST_TEST(p.name == "kind_counter");
-  BOOST_TEST(p.abi_minor == uint32_t{HELIX_ABI_MINOR});
+  BOOST_TEST(p.abi_minor == 1u);  // it needs digesters (1.1), not resume_session (1.2)
   BOOST_TEST(registry.adapters().empty());
   helix::SessionRow session;
   session.uid = "test:s-1";
@@ -492,7 +498,7 @@ BOOST_AUTO_TEST_CASE(changed_usage_days_are_marked_stale_and_the_digest_pass_ref
   helix::test::expect_rollup_equals_usage_days(h.store_db(), "after a delete");
   // INSERT marks the new row's day.
   h.db().exec("INSERT INTO usage_days VALUES ('" + victim +
-              "', '2030-01-01', 'm', 1, 7, 0, 0, 0, 0, 0.5)");
+              "', '2030-01-01', 'm', 1, 7, 0, 0, 0, 0, 0.5, NULL, 0)");
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_rollup_stale WHERE day = '2030-01-01'") == 1);
   BOOST_TEST(input_tokens("--by day") == all - victims + 7);
   h.sweep();
@@ -521,17 +527,22 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
   const std::string claude_days = h.helix("usage --flavor claude --json").out;
   h.db().exec(fmt::format(R"sql(
     BEGIN;
+    {} {}
     DROP TRIGGER usage_rollup_stale_insert;
     DROP TRIGGER usage_rollup_stale_delete;
     DROP TRIGGER usage_rollup_stale_update;
     DROP TABLE usage_rollup;
     DROP TABLE usage_rollup_stale;
-    {} {}
+    {}
     PRAGMA user_version = 9;
     COMMIT;)sql",
-                          helix::test::kUndoSchema12, helix::test::kUndoSchema11));
-  BOOST_TEST(h.helix("usage --by model --json").out == by_model);  // read-only: no migration
-  { helix::Store store(h.store_db()); }                            // a writable open migrates
+                          helix::test::kUndoSchema13, helix::test::kUndoSchema12,
+                          helix::test::kUndoSchema11));
+  // Read-only: no migration, the same tokens and costs (without the unpriced tokens).
+  const auto old_report = json::parse(h.helix("usage --by model --json").out).as_object();
+  BOOST_TEST(old_report.at("totals").at("cost_usd") ==
+             json::parse(by_model).at("totals").at("cost_usd"));
+  { helix::Store store(h.store_db()); }  // a writable open migrates
   BOOST_TEST(h.scalar("PRAGMA user_version") == helix::kStoreSchemaVersion);
   BOOST_TEST(h.scalar("SELECT COUNT(*) FROM usage_rollup") ==
              h.scalar("SELECT COUNT(*) FROM (SELECT DISTINCT d.day, d.model, s.flavor FROM "
@@ -661,37 +672,39 @@ BOOST_AUTO_TEST_CASE(redigest_only_new_events_or_a_new_major_version) {
 }
 
 // entire-2.1.32-persisted-output: 28 calls of claude-opus-4-6 (python over the file: 32 input,
-// 505 output, 1,511,518 cache read, 45,593 cache write). The shipped table (2025-11-24) does not
-// know the model, so it is unpriced rather than priced as claude-opus-4; a configured price
-// prices it.
-BOOST_AUTO_TEST_CASE(models_the_price_table_lacks_are_unpriced_until_configured) {
+// 505 output, 1,511,518 cache read, 45,593 cache write, all of it 1-hour writes). The digest
+// shows the host's cost at the built-in book's prices for claude-opus-4-6 (5 input, 25 output,
+// 0.50 cache read, 10 for a 1-hour write per million), the digester computes none, and a price
+// setting of the digester is refused with where prices went.
+BOOST_AUTO_TEST_CASE(the_digest_shows_the_price_books_cost_not_the_digesters) {
   const std::string uid = "claude:531e0007-8fdd-4e98-a526-3f675a2b8f16";
-  auto shipped = swept().digest(uid).at("cost").as_object();
-  BOOST_TEST(at(shipped, "cache_read_tokens") == 1511518);
-  BOOST_TEST(at(shipped, "cache_creation_tokens") == 45593);
-  BOOST_TEST(shipped.at("cost_usd").as_double() == 0.0);
-  BOOST_TEST_REQUIRE(shipped.at("unpriced_models").as_array().size() == 1u);
-  BOOST_TEST(shipped.at("unpriced_models").as_array()[0].as_string() == "claude-opus-4-6");
-  BOOST_TEST(shipped.at("prices_as_of").as_string() == "2025-11-24");
+  auto shown = swept().digest(uid).at("cost").as_object();
+  BOOST_TEST(at(shown, "cache_read_tokens") == 1511518);
+  BOOST_TEST(at(shown, "cache_creation_tokens") == 45593);
+  BOOST_TEST(shown.at("cost_usd").as_double() ==
+                 (32 * 5.0 + 505 * 25.0 + 1511518 * 0.5 + 45593 * 10.0) / 1e6,
+             boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(shown.at("unpriced_models").as_array().empty());
+  BOOST_TEST(shown.at("prices_as_of").as_string().find("LiteLLM BerriAI/litellm@") == 0u);
+  const auto stored = json::parse(swept().scalar_text(
+      "SELECT json FROM digests WHERE digester = 'session_digest' AND session_uid = '" + uid +
+      "'"));
+  BOOST_TEST(!stored.at("cost").as_object().contains("cost_usd"));  // the host's, not stored
+  // usage reports the same cost for that day (no other session used the day).
+  Run day = swept().helix("usage --by day --since 2026-02-06 --json");
+  const auto rows = json::parse(day.out).as_object().at("rows").as_array();
+  BOOST_TEST_REQUIRE(!rows.empty());
+  BOOST_TEST(rows[0].at("day").as_string() == "2026-02-06");
+  BOOST_TEST(rows[0].at("cost_usd").as_double() == shown.at("cost_usd").as_double(),
+             boost::test_tools::tolerance(1e-12));
 
   Home h;
   h.config(
       "[digesters.session_digest.prices.\"claude-opus-4-6\"]\n"
       "input = 5.0\noutput = 25.0\ncache_read = 0.5\ncache_creation = 6.25\n");
-  h.sweep();
-  auto configured = h.digest(uid).at("cost").as_object();
-  BOOST_TEST(configured.at("unpriced_models").as_array().empty());
-  BOOST_TEST(configured.at("prices_as_of").as_string() == "2025-11-24 + configured prices");
-  BOOST_TEST(configured.at("cost_usd").as_double() ==
-                 (32 * 5.0 + 505 * 25.0 + 1511518 * 0.5 + 45593 * 6.25) / 1e6,
-             boost::test_tools::tolerance(1e-12));
-  // usage reports the same cost for that day (no other session used the day).
-  Run day = h.helix("usage --by day --since 2026-02-06 --json");
-  const auto rows = json::parse(day.out).as_object().at("rows").as_array();
-  BOOST_TEST_REQUIRE(!rows.empty());
-  BOOST_TEST(rows[0].at("day").as_string() == "2026-02-06");
-  BOOST_TEST(rows[0].at("cost_usd").as_double() == configured.at("cost_usd").as_double(),
-             boost::test_tools::tolerance(1e-12));
+  Run moved = h.helix("sweep");
+  BOOST_TEST(moved.err.find("prices are the host's now") != std::string::npos, moved.err);
+  BOOST_TEST(moved.err.find("helix-host prices import FILE") != std::string::npos);
   // A bad setting keeps the digester from starting, with the reason; the sweep goes on.
   h.config("[digesters.session_digest]\ntask_ref_branch_patterns = [\"(unclosed\"]\n");
   Run bad = h.helix("sweep");

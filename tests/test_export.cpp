@@ -135,7 +135,7 @@ BOOST_AUTO_TEST_CASE(mistakes_get_the_documented_exit_codes) {
   BOOST_TEST(missing.err.find("no session claude:no-such-session") != std::string::npos);
   Run format = sample().helix("export codex:01a2029b-bd0f-7b52-b27b-ba8d4ea361c8 --format pdf");
   BOOST_TEST(format.exit_code == 2);
-  BOOST_TEST(format.err.find("--format must be md, json or jsonl") != std::string::npos);
+  BOOST_TEST(format.err.find("--format must be md, html, json or jsonl") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(an_evicted_session_exports_its_digest_and_says_so) {

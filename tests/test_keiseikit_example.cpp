@@ -34,7 +34,7 @@ struct Example {
 
 BOOST_AUTO_TEST_CASE(declares_where_keiseikit_traces_live) {
   Example ex;
-  const helix_adapter_vtable* vt = ex.registry.find("keiseikit")->adapter;
+  const helix_adapter_vtable* vt = &*ex.registry.find("keiseikit")->adapter;
   BOOST_TEST(std::string(vt->flavor) == "keiseikit");
   BOOST_TEST(std::string(vt->root_env) == "KEISEIKIT_HOME");
   BOOST_TEST(std::string(vt->default_roots[0]) == "~/.claude/memory");

@@ -1,14 +1,16 @@
-// helix-host resume: the agent's own resume command per flavor (claude --resume, codex resume,
-// grok -r; see docs/operations.md for where each comes from), run in the session's directory,
-// and a plain refusal (exit 4) when the agent could not resume the session.
+// helix-host resume: the agent's own resume command as its adapter plugin declares it
+// (helix.resume/1: claude --resume, codex resume, grok -r; see docs/operations.md for where
+// each comes from), run in the session's directory, and a plain refusal (exit 4) when the
+// agent could not resume the session.
 #define BOOST_TEST_MODULE resume
 #include <boost/test/unit_test.hpp>
 
+#include "cli/cmd_recall.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "recall/resume_command.hpp"
 #include "recall_home.hpp"
 
 namespace json = boost::json;
-using helix::plan_resume;
 using helix::test::RecallHome;
 using helix::test::Run;
 
@@ -22,6 +24,23 @@ helix::SessionRow session(const std::string& flavor, const std::string& id) {
   s.cwd = "/work/my repo";
   s.source_path = "/home/u/.agent/" + id + ".jsonl";
   return s;
+}
+
+// The resume recipe the named first-party plugin declares.
+std::optional<helix::ResumeRecipe> recipe(const std::string& plugin) {
+  static const auto registry = [] {
+    auto r = std::make_unique<helix::PluginRegistry>();
+    r->load_directory(HELIX_TEST_PLUGIN_DIR);
+    return r;
+  }();
+  const helix::PluginInfo* p = registry->find(plugin);
+  BOOST_TEST_REQUIRE(p);
+  return helix::resume_recipe(*p);
+}
+
+helix::ResumePlan plan_resume(const helix::SessionRow& s, const std::string& adapter,
+                              bool source_exists, bool cwd_exists) {
+  return helix::plan_resume(s, recipe(adapter), source_exists, cwd_exists);
 }
 
 }  // namespace
@@ -49,7 +68,7 @@ BOOST_AUTO_TEST_CASE(sessions_the_agent_cannot_resume_are_refused_with_the_reaso
   p = plan_resume(session("codex", "3f8a1c2e"), "codex-legacy", true, true);
   BOOST_TEST(!p.possible);
   BOOST_TEST(p.reason.find("rust-v0.32") != std::string::npos);
-  p = plan_resume(session("keiseikit", "k1"), "keiseikit", true, true);
+  p = helix::plan_resume(session("keiseikit", "k1"), std::nullopt, true, true);
   BOOST_TEST(!p.possible);
   BOOST_TEST(p.reason.find("does not know how keiseikit resumes") != std::string::npos);
   p = plan_resume(session("claude", "gone"), "claude", false, true);
@@ -58,6 +77,17 @@ BOOST_AUTO_TEST_CASE(sessions_the_agent_cannot_resume_are_refused_with_the_reaso
   p = plan_resume(session("grok", "moved"), "grok", true, false);
   BOOST_TEST(!p.possible);
   BOOST_TEST(p.reason.find("no longer exists") != std::string::npos);
+}
+
+// A third-party flavor's declared command serves it like the first-party ones; a command
+// without the cwd flag runs anywhere.
+BOOST_AUTO_TEST_CASE(a_declared_command_serves_any_flavor) {
+  helix::ResumeRecipe gemini{"Gemini CLI", {"gemini", "--resume={session_id}"}, "", false, false};
+  auto s = session("gemini", "5c1a9e7f");
+  s.cwd.clear();
+  auto p = helix::plan_resume(s, gemini, true, false);
+  BOOST_TEST(p.possible);
+  BOOST_TEST(p.shell_line() == "gemini --resume=5c1a9e7f");
 }
 
 BOOST_AUTO_TEST_CASE(the_real_binary_prints_the_command_or_exits_4) {

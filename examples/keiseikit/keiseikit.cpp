@@ -97,6 +97,7 @@ const helix_source_pattern kPatterns[] = {{"traces/*.jsonl", HELIX_LAYOUT_LINES}
 
 }  // namespace
 
-HELIX_ADAPTER_PLUGIN(KeiSeiKitAdapter, "keiseikit", "0.1.0",
-                     "KeiSeiKit flat trace JSONL (~/.claude/memory/traces)", "keiseikit",
-                     "KEISEIKIT_HOME", kRoots, kPatterns)
+HELIX_ADAPTER(KeiSeiKitAdapter, .name = "keiseikit", .version = "0.1.0",
+              .description = "KeiSeiKit flat trace JSONL (~/.claude/memory/traces)",
+              .flavor = "keiseikit", .root_env = "KEISEIKIT_HOME", .roots = kRoots,
+              .patterns = kPatterns)

@@ -199,6 +199,24 @@ class ClaudeAdapter final : public helix::Adapter {
 
 }  // namespace
 
-HELIX_ADAPTER_PLUGIN(ClaudeAdapter, "claude", "1.0.0",
-                     "Claude Code transcripts (~/.claude/projects, subagents, agent metadata)",
-                     "claude", "CLAUDE_CONFIG_DIR", kRoots, kPatterns)
+namespace {
+// `claude --resume <id>` continues a session of the directory it runs in; a subagent
+// conversation is not resumed on its own (docs/operations.md, "Search, export and resume").
+const char* const kResumeArgv[] = {"claude", "--resume", "{session_id}", nullptr};
+constexpr helix_resume_ext kResume = helix::resume_command(
+    "Claude Code", kResumeArgv, HELIX_RESUME_IN_CWD | HELIX_RESUME_NOT_SUBAGENTS);
+// Claude Code's hook events: {"session_id", "transcript_path", "hook_event_name", ...}.
+const char* const kHookSessionKeys[] = {"session_id", nullptr};
+const char* const kHookTranscriptKeys[] = {"transcript_path", nullptr};
+const char* const kHookEventKeys[] = {"hook_event_name", nullptr};
+constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSessionKeys,
+                                                     .transcript_keys = kHookTranscriptKeys,
+                                                     .event_name_keys = kHookEventKeys});
+}  // namespace
+
+HELIX_ADAPTER(ClaudeAdapter, .name = "claude", .version = "1.0.0",
+              .description =
+                  "Claude Code transcripts (~/.claude/projects, subagents, agent "
+                  "metadata)",
+              .flavor = "claude", .root_env = "CLAUDE_CONFIG_DIR", .roots = kRoots,
+              .patterns = kPatterns, .resume = &kResume, .hook = &kHook)

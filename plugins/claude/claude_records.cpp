@@ -317,7 +317,14 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
   }
   note_session(r);
 
-  emitted_ = 0;
+  record_.emplace(ctx_, Event{.session_id = r.session_id,
+                              .source_offset = r.offset,
+                              .flags = r.flags,
+                              .ts_ms = r.ts_ms,
+                              .uid = r.uid,
+                              .parent_uid = r.parent_uid,
+                              .payload = r.payload});
+  if (type == "cost-state") emit_agent_totals(r);
   current_link_ = r.link;
   if (type == "user")
     map_user(r);
@@ -325,7 +332,8 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
     map_assistant(r);
   else if (type == "system")
     map_system(r);
-  if (emitted_ == 0) map_other(r);  // other types, and message records without usable content
+  if (record_->emitted() == 0)
+    map_other(r);  // other types, and message records without usable content
 }
 
 // sessionId; else the session the path names; else the last one this source named.
@@ -367,27 +375,18 @@ void RecordMapper::note_title(const Record& r, std::string_view title, int rank)
   sessions_[std::string(r.session_id)].title = title;
 }
 
-Event RecordMapper::event_of(const Record& r, uint32_t ordinal, std::string_view kind,
+// An event of the record being mapped; its ordinal is the content block's index.
+Event RecordMapper::event_of(const Record&, uint32_t ordinal, std::string_view kind,
                              std::string_view role) const {
-  Event e;
-  e.session_id = r.session_id;
-  e.source_offset = r.offset;
+  Event e = record_->event(kind, role);
   e.ordinal = ordinal;
-  e.flags = r.flags;
-  e.ts_ms = r.ts_ms;
-  e.kind = kind;
-  e.role = role;
-  e.uid = r.uid;
-  e.parent_uid = r.parent_uid;
-  e.payload = r.payload;
   return e;
 }
 
 // A subagent's event that pairs with nothing of its own carries the link to its launching call.
 void RecordMapper::emit(Event e) {
   if (e.call_id.empty() && !current_link_.empty()) e.call_id = current_link_;
-  ctx_.event(e);
-  ++emitted_;
+  record_->emit(e, e.ordinal);
 }
 
 std::string RecordMapper::uid_without_uuid(std::string_view payload) {
@@ -561,16 +560,42 @@ void RecordMapper::emit_usage(const Record& r, const bj::object& message, std::s
   u.input_tokens = num(*usage, "input_tokens");  // Claude's input already excludes the cache
   u.output_tokens = num(*usage, "output_tokens");
   u.cache_read_tokens = num(*usage, "cache_read_input_tokens");
+  auto* split = obj(*usage, "cache_creation");  // since 2.1.5: 5-minute and 1-hour writes
+  if (split) u.cache_creation_1h_tokens = num(*split, "ephemeral_1h_input_tokens");
   u.cache_creation_tokens = num(*usage, "cache_creation_input_tokens", -1);
-  if (u.cache_creation_tokens < 0) {
-    auto* split = obj(*usage, "cache_creation");
+  if (u.cache_creation_tokens < 0)
     u.cache_creation_tokens =
-        split ? num(*split, "ephemeral_5m_input_tokens") + num(*split, "ephemeral_1h_input_tokens")
-              : 0;
-  }
+        split ? num(*split, "ephemeral_5m_input_tokens") + u.cache_creation_1h_tokens : 0;
   if (auto* cost = r.o.if_contains("costUSD"); cost && cost->is_number())
     u.cost_usd = json::real(cost);
   ctx_.usage(u);
+}
+
+// Claude Code's own running cost of the session (cost-state, 2.1.3xx): one agent total per
+// model of modelUsage (else one of totalCostUSD), keyed by session and model so the host keeps
+// the latest; the record itself is also kept as an event.
+void RecordMapper::emit_agent_totals(const Record& r) {
+  Usage u;
+  u.session_id = r.session_id;
+  u.source_offset = r.offset;
+  u.flags = r.flags | HELIX_USAGE_AGENT_TOTAL;
+  u.ts_ms = r.ts_ms;
+  std::string key;
+  auto emit_total = [&](std::string_view model, double usd) {
+    key = "cost-state/" + std::string(r.session_id) + "/" + std::string(model);
+    u.key = key;
+    u.model = model;
+    u.cost_usd = usd;
+    ctx_.usage(u);
+  };
+  if (auto* models = obj(r.o, "modelUsage"); models && !models->empty()) {
+    for (const auto& [model, use] : *models)
+      if (auto* cost = use.is_object() ? use.get_object().if_contains("costUSD") : nullptr;
+          cost && cost->is_number())
+        emit_total(model, json::real(cost));
+  } else if (auto* total = r.o.if_contains("totalCostUSD"); total && total->is_number()) {
+    emit_total("", json::real(total));
+  }
 }
 
 // ---- system and the rest ----------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <helix/adapter.hpp>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -54,6 +55,7 @@ class RecordMapper {
   void map_assistant_block(const Record& r, uint32_t ordinal, const boost::json::object& block,
                            std::string_view model);
   void emit_usage(const Record& r, const boost::json::object& message, std::string_view model);
+  void emit_agent_totals(const Record& r);
   void map_system(const Record& r);
   void map_other(const Record& r);
   void emit_subagent_link(const Record& r, std::string_view call_id);
@@ -74,8 +76,8 @@ class RecordMapper {
   // records repeats their anchors; an identical record later in the same file is another event.
   std::string anchor_;
   std::map<std::string, int, std::less<>> since_anchor_;
-  std::string current_link_;  // the current record's link to its subagent's call, if any
-  unsigned emitted_ = 0;      // events emitted for the current record
+  std::string current_link_;             // the current record's link to its subagent's call
+  std::optional<RecordEmitter> record_;  // the events of the record being mapped
 };
 
 }  // namespace helix::claude

@@ -540,6 +540,17 @@ class CodexAdapter : public helix::Adapter {
 }  // namespace
 }  // namespace codex
 
-HELIX_ADAPTER_PLUGIN(codex::CodexAdapter, "codex", "1.0.0",
-                     "OpenAI Codex CLI rollouts, {timestamp,type,payload} eras (0.32 and later)",
-                     "codex", "CODEX_HOME", codex::kRoots, codex::kPatterns)
+namespace codex {
+namespace {
+// `codex resume <id>`, run in the session's directory (docs/operations.md).
+const char* const kResumeArgv[] = {"codex", "resume", "{session_id}", nullptr};
+constexpr helix_resume_ext kResume = helix::resume_command("Codex CLI", kResumeArgv);
+}  // namespace
+}  // namespace codex
+
+HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.0.0",
+              .description =
+                  "OpenAI Codex CLI rollouts, {timestamp,type,payload} eras (0.32 and "
+                  "later)",
+              .flavor = "codex", .root_env = "CODEX_HOME", .roots = codex::kRoots,
+              .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook)

@@ -388,16 +388,6 @@ std::string content_text(const bj::array* content) {
   return out;
 }
 
-void Record::emit(helix::Event event) {
-  event.session_id = session_id_;
-  event.source_offset = offset_;
-  event.ordinal = next_ordinal_++;
-  event.ts_ms = ts_ms_;
-  event.payload = payload_;
-  if (event.role == "assistant") event.model = model_;
-  ctx_.event(event);
-}
-
 bool is_injected_context(const bj::object& message) {
   // 0.169+ labels every content item: "user.text" for typed input, e.g.
   // "environments.environment_context" for what the harness added.

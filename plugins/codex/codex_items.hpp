@@ -21,6 +21,13 @@ inline const helix_source_pattern kPatterns[] = {
     {"sessions/**/rollout-*.json", HELIX_LAYOUT_DOCUMENT},  // the TypeScript CLI (2025)
     {nullptr, 0}};
 
+// Codex CLI's notify program gets {"type": "agent-turn-complete", "thread-id": ..., ...} as its
+// argument (docs/operations.md, "Push capture"); both plugins read it the same way.
+inline const char* const kHookSessionKeys[] = {"thread-id", "thread_id", nullptr};
+inline const char* const kHookEventKeys[] = {"type", nullptr};
+inline constexpr helix_hook_ext kHook =
+    helix::hook_events({.session_id_keys = kHookSessionKeys, .event_name_keys = kHookEventKeys});
+
 // What the first bytes of a file say about its era (codex.md §2).
 enum class Era {
   kUnknown,
@@ -44,26 +51,23 @@ class Record {
  public:
   Record(const helix::ParseContext& ctx, std::string_view session_id, uint64_t offset,
          int64_t ts_ms, std::string_view payload, std::string_view model)
-      : ctx_(ctx),
-        session_id_(session_id),
-        offset_(offset),
-        ts_ms_(ts_ms),
-        payload_(payload),
+      : emitter_(ctx, helix::Event{.session_id = session_id,
+                                   .source_offset = offset,
+                                   .ts_ms = ts_ms,
+                                   .payload = payload}),
         model_(model) {}
 
-  // Emits one event; fills session, offset, ordinal, time and payload. Events written by the
-  // model (role assistant) also carry the model.
-  void emit(helix::Event event);
-  int64_t ts_ms() const { return ts_ms_; }
+  // Emits one event with the record's session, offset, time and payload and the next ordinal.
+  // Events written by the model (role assistant) also carry the model.
+  void emit(helix::Event event) {
+    if (event.role == "assistant") event.model = model_;
+    emitter_.emit(event);
+  }
+  int64_t ts_ms() const { return emitter_.record().ts_ms; }
 
  private:
-  const helix::ParseContext& ctx_;
-  std::string_view session_id_;
-  uint64_t offset_;
-  int64_t ts_ms_;
-  std::string_view payload_;
+  helix::RecordEmitter emitter_;
   std::string_view model_;
-  uint32_t next_ordinal_ = 0;
 };
 
 // Where the real user prompts of a file come from. Codex injects context (AGENTS.md,

@@ -81,6 +81,18 @@ class CodexLegacyAdapter : public helix::Adapter {
 }  // namespace
 }  // namespace codex
 
-HELIX_ADAPTER_PLUGIN(codex::CodexLegacyAdapter, "codex-legacy", "1.0.0",
-                     "OpenAI Codex CLI rollouts before 0.32: bare-item JSONL and TypeScript JSON",
-                     "codex", "CODEX_HOME", codex::kRoots, codex::kPatterns)
+namespace codex {
+namespace {
+constexpr helix_resume_ext kResume = helix::resume_refused(
+    "Codex CLI",
+    "it was written by a Codex CLI older than rust-v0.32 (TypeScript JSON or bare-item JSONL); "
+    "'codex resume' reads only the later rollout format");
+}  // namespace
+}  // namespace codex
+
+HELIX_ADAPTER(codex::CodexLegacyAdapter, .name = "codex-legacy", .version = "1.0.0",
+              .description =
+                  "OpenAI Codex CLI rollouts before 0.32: bare-item JSONL and "
+                  "TypeScript JSON",
+              .flavor = "codex", .root_env = "CODEX_HOME", .roots = codex::kRoots,
+              .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook)

@@ -89,5 +89,25 @@ class GrokAdapter : public helix::Adapter {
 
 }  // namespace
 
-HELIX_ADAPTER_PLUGIN(GrokAdapter, "grok", "1.0.0", "xAI Grok Build sessions (~/.grok/sessions)",
-                     "grok", "GROK_HOME", kRoots, kPatterns)
+namespace {
+// `grok -r <id>`, run in the session's directory (docs/operations.md).
+const char* const kResumeArgv[] = {"grok", "-r", "{session_id}", nullptr};
+constexpr helix_resume_ext kResume = helix::resume_command("Grok Build", kResumeArgv);
+// Grok Build's hook events carry sessionId and hookEventName. It also runs the hooks of
+// .claude/settings.json and sets GROK_HOOK_EVENT then, so `hook claude` run by Grok is Grok's.
+// prompt_history.jsonl beside the session's directory holds its prompts too.
+const char* const kHookSessionKeys[] = {"sessionId", "session_id", nullptr};
+const char* const kHookTranscriptKeys[] = {"transcriptPath", "transcript_path", nullptr};
+const char* const kHookEventKeys[] = {"hookEventName", "hook_event_name", nullptr};
+const char* const kHookCompanions[] = {"prompt_history.jsonl", nullptr};
+constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSessionKeys,
+                                                     .transcript_keys = kHookTranscriptKeys,
+                                                     .event_name_keys = kHookEventKeys,
+                                                     .flavor_env = "GROK_HOOK_EVENT",
+                                                     .companion_files = kHookCompanions});
+}  // namespace
+
+HELIX_ADAPTER(GrokAdapter, .name = "grok", .version = "1.0.0",
+              .description = "xAI Grok Build sessions (~/.grok/sessions)", .flavor = "grok",
+              .root_env = "GROK_HOME", .roots = kRoots, .patterns = kPatterns, .resume = &kResume,
+              .hook = &kHook)

@@ -4,6 +4,7 @@
 #include "grok_parsers.hpp"
 
 #include <charconv>
+#include <optional>
 
 namespace grok {
 namespace {
@@ -21,14 +22,15 @@ class ChatParser {
   void run() {
     const std::string_view state = ctx_.state();  // the latest prompt index, as text
     if (!state.empty()) std::from_chars(state.data(), state.data() + state.size(), prompt_index_);
-    for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
-      for_each_record(ctx_, parser_, line, offset,
-                      [&](const object& item, std::string_view raw, uint64_t at) {
-                        raw_ = raw;
-                        offset_ = at;
-                        next_ordinal_ = 0;
-                        handle(item);
-                      });
+    helix::for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
+      for_each_record(
+          ctx_, parser_, line, offset, [&](const object& item, std::string_view raw, uint64_t at) {
+            offset_ = at;
+            record_.emplace(
+                ctx_, helix::Event{
+                          .session_id = source_.session_id, .source_offset = at, .payload = raw});
+            handle(item);
+          });
     });
     helix::Session session;
     session.native_id = source_.session_id;
@@ -213,20 +215,17 @@ class ChatParser {
 
   helix::Event other_event(std::string_view kind, std::string_view role,
                            std::string_view summary) const {
-    helix::Event event;
-    event.session_id = source_.session_id;
-    event.source_offset = offset_;
-    event.kind = kind;
-    event.role = role;
+    helix::Event event = record_->event(kind, role);
     event.summary = summary;
-    event.payload = raw_;
     return event;
   }
 
   // Events with a uid take the uid's ordinal (shared with updates.jsonl); others count up.
   void emit(helix::Event& event) {
-    event.ordinal = event.uid.empty() ? next_ordinal_++ : uid_ordinal(event.uid);
-    ctx_.event(event);
+    if (event.uid.empty())
+      record_->emit(event);
+    else
+      record_->emit(event, uid_ordinal(event.uid));
   }
 
   helix::ParseContext& ctx_;
@@ -234,9 +233,8 @@ class ChatParser {
   helix::json::LineParser parser_;
   int64_t prompt_index_ = -1;
   std::string model_;
-  std::string_view raw_;
+  std::optional<helix::RecordEmitter> record_;  // the item being mapped
   uint64_t offset_ = 0;
-  uint32_t next_ordinal_ = 0;
 };
 
 }  // namespace

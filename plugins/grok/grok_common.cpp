@@ -169,20 +169,6 @@ helix::Usage normalized_usage(const boost::json::object& totals) {
   return usage;
 }
 
-void for_each_line(helix::ParseContext& ctx,
-                   const std::function<void(std::string_view, uint64_t)>& on_line) {
-  const std::string_view data = ctx.data();
-  std::size_t pos = 0;
-  while (pos < data.size()) {
-    std::size_t end = data.find('\n', pos);
-    if (end == std::string_view::npos) end = data.size();
-    std::string_view line = data.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!trim(line).empty()) on_line(line, ctx.base_offset() + pos);
-    pos = end + 1;
-  }
-}
-
 void for_each_record(helix::ParseContext& ctx, helix::json::LineParser& parser,
                      std::string_view line, uint64_t offset, const RecordFn& on_record) {
   std::size_t error_at = 0;

@@ -61,10 +61,6 @@ std::string json_text(const boost::json::value* value);
 // (1e10 ticks = 1 USD) is absent when Grok could not price the turn: cost stays "unknown".
 helix::Usage normalized_usage(const boost::json::object& totals);
 
-// Calls on_line(line, source offset) for each non-blank line of a LINES chunk.
-void for_each_line(helix::ParseContext& ctx,
-                   const std::function<void(std::string_view, uint64_t)>& on_line);
-
 // Calls on_record(object, its raw bytes, its source offset) for each JSON object on the line;
 // reports invalid JSON and non-object values with warn() and goes on.
 using RecordFn = std::function<void(const boost::json::object&, std::string_view, uint64_t)>;

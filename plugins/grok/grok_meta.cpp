@@ -77,7 +77,7 @@ void parse_events(helix::ParseContext& ctx, const SourcePath& source) {
   helix::json::LineParser parser;
   helix::Session session;
   std::string model;
-  for_each_line(ctx, [&](std::string_view line, uint64_t offset) {
+  helix::for_each_line(ctx, [&](std::string_view line, uint64_t offset) {
     for_each_record(
         ctx, parser, line, offset, [&](const object& record, std::string_view raw, uint64_t at) {
           const std::string_view type = str(record, "type");
@@ -116,7 +116,7 @@ void parse_prompt_history(helix::ParseContext& ctx, const SourcePath& source) {
   const std::string cwd = decode_cwd_dirname(source.group);
   std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> spans;
   helix::json::LineParser parser;
-  for_each_line(ctx, [&](std::string_view line, uint64_t offset) {
+  helix::for_each_line(ctx, [&](std::string_view line, uint64_t offset) {
     for_each_record(ctx, parser, line, offset,
                     [&](const object& record, std::string_view raw, uint64_t at) {
                       const std::string_view session_id = str(record, "session_id");

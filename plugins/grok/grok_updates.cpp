@@ -17,9 +17,9 @@ using helix::json::str;
 // A message whose chunks are still arriving. It rides in the saved state across parse calls
 // (the host commits the offset after each call), so it must stay well under the 64 KiB limit:
 // a longer message is emitted in parts.
-constexpr std::size_t kMaxOpenText = 40 * 1024;
-constexpr std::size_t kMaxOpenPayload = 16 * 1024;
-constexpr std::size_t kMaxStateBytes = 60 * 1024;
+constexpr std::size_t kMaxOpenText = std::size_t{40} * 1024;
+constexpr std::size_t kMaxOpenPayload = std::size_t{16} * 1024;
+constexpr std::size_t kMaxStateBytes = std::size_t{60} * 1024;
 
 struct OpenMessage {
   std::string kind;  // the sessionUpdate of its chunks
@@ -105,7 +105,7 @@ class JournalParser {
 
   void run() {
     load_state();
-    for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
+    helix::for_each_line(ctx_, [&](std::string_view line, uint64_t offset) {
       if (is_tool_progress(line)) return close_message();
       for_each_record(ctx_, parser_, line, offset,
                       [&](const object& record, std::string_view raw, uint64_t at) {

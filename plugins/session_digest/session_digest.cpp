@@ -2,7 +2,6 @@
 // the design document §11.2 (plus cost detail, KeiSeiKit markers, decisions and task_ref); the
 // rules are documented in docs/digest.md.
 #include "decisions.hpp"
-#include "prices.hpp"
 #include "signals.hpp"
 #include "state.hpp"
 
@@ -52,7 +51,6 @@ bool is_call(std::string_view kind) {
 
 struct UsageDay {
   int64_t calls = 0, input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
-  double cost = 0;
 };
 
 class SessionDigest final : public helix::Digester {
@@ -61,8 +59,11 @@ class SessionDigest final : public helix::Digester {
     auto doc = json::parse(config_json);
     if (!doc.is_object()) throw std::invalid_argument("the configuration must be a table");
     for (const auto& [key, value] : doc.get_object()) {
-      if (key == "prices" && value.is_object()) {
-        prices_.override_with(value.get_object());
+      if (key == "prices") {
+        throw std::invalid_argument(
+            "prices are the host's now, not session_digest's: remove [digesters.session_digest."
+            "prices] and give a price file to 'helix-host prices import FILE' (docs/operations.md, "
+            "Prices)");
       } else if (key == "task_ref_branch_patterns") {
         branch_patterns_ = patterns(value, key);
       } else if (key == "task_ref_prompt_patterns") {
@@ -70,7 +71,7 @@ class SessionDigest final : public helix::Digester {
       } else {
         throw std::invalid_argument(
             "unknown setting '" + std::string(key) +
-            "' (session_digest knows prices, task_ref_branch_patterns, task_ref_prompt_patterns)");
+            "' (session_digest knows task_ref_branch_patterns, task_ref_prompt_patterns)");
       }
     }
   }
@@ -131,17 +132,6 @@ class SessionDigest final : public helix::Digester {
     d.cache_read += u.cache_read_tokens;
     d.cache_creation += u.cache_creation_tokens;
     d.reasoning += u.reasoning_tokens;
-    const std::string priced_as = u.model.empty() ? st_.model_ : std::string(u.model);
-    if (auto p = prices_.find(priced_as)) {
-      d.cost += (static_cast<double>(u.input_tokens) * p->input +
-                 static_cast<double>(u.output_tokens) * p->output +
-                 static_cast<double>(u.cache_read_tokens) * p->cache_read +
-                 static_cast<double>(u.cache_creation_tokens) * p->cache_creation) /
-                1e6;
-    } else if (u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_creation_tokens >
-               0) {
-      st_.unpriced_.insert(priced_as.empty() ? "(unknown model)" : priced_as);
-    }
   }
 
   std::string end() override {
@@ -345,11 +335,10 @@ class SessionDigest final : public helix::Digester {
       t.cache_read += d.cache_read;
       t.cache_creation += d.cache_creation;
       t.reasoning += d.reasoning;
-      t.cost += d.cost;
     }
     const int64_t turns = st_.ev.turns;
-    json::array unpriced;
-    for (const auto& m : st_.unpriced_) unpriced.push_back(json::value(m));
+    // No prices here: the host prices the usage ledger and puts cost_usd, prices_as_of and
+    // unpriced_models in when it shows the digest (docs/sdk.md, what the host reads).
     return json::object{
         {"input_tokens", t.input},
         {"output_tokens", t.output},
@@ -360,10 +349,7 @@ class SessionDigest final : public helix::Digester {
         {"retries", st_.ev.retries},
         {"cache_read_tokens", t.cache_read},
         {"cache_creation_tokens", t.cache_creation},
-        {"reasoning_tokens", t.reasoning},
-        {"cost_usd", t.cost},
-        {"prices_as_of", prices_.as_of()},
-        {"unpriced_models", std::move(unpriced)}};
+        {"reasoning_tokens", t.reasoning}};
   }
 
   json::array decisions() const {
@@ -407,13 +393,11 @@ class SessionDigest final : public helix::Digester {
                                  {"output_tokens", d.output},
                                  {"cache_read_tokens", d.cache_read},
                                  {"cache_creation_tokens", d.cache_creation},
-                                 {"reasoning_tokens", d.reasoning},
-                                 {"cost_usd", d.cost}});
+                                 {"reasoning_tokens", d.reasoning}});
     return out;
   }
 
   // Configuration (kept across sessions).
-  PriceTable prices_;
   std::vector<std::regex> branch_patterns_{
       std::regex("[A-Z][A-Z0-9]+-WP-[0-9]+(?:-T[0-9]+)?"),
       std::regex("(?:^|[/_-])([A-Z][A-Z0-9]{1,9}-[0-9]{1,6})(?![0-9])")};
@@ -426,11 +410,10 @@ class SessionDigest final : public helix::Digester {
     int64_t started_ = 0, ended_ = 0;
     EventState ev;
     std::map<std::pair<std::string, std::string>, UsageDay> days_;  // (day, model)
-    std::set<std::string> unpriced_;
   } st_;
 };
 
 }  // namespace session_digest
 
-HELIX_DIGESTER_PLUGIN(session_digest::SessionDigest, "session_digest", "1.1.0",
-                      "the default session digest (design document §11.2)")
+HELIX_DIGESTER(session_digest::SessionDigest, .name = "session_digest", .version = "1.2.0",
+               .description = "the default session digest (design document §11.2)")

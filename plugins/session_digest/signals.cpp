@@ -7,7 +7,7 @@
 namespace session_digest {
 namespace {
 
-constexpr std::size_t kScanBytes = 64 * 1024;  // classes are decided by a text's beginning
+constexpr std::size_t kScanBytes = std::size_t{64} * 1024;  // classes are decided by a text's beginning
 
 std::string lower(std::string_view text) {
   std::string out(text.substr(0, kScanBytes));

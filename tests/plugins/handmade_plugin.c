@@ -48,11 +48,13 @@ static const helix_adapter_vtable vtable = {
     create,
     destroy,
     probe,
-    PARSE};
+    PARSE,
+    NULL /* get_extension: none */};
 
+/* abi_minor is the minor the plugin needs: nothing beyond ABI 1.0. */
 static const helix_plugin_descriptor descriptor = {
-    HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor),     HELIX_KIND_ADAPTER,
-    HANDMADE_NAME,   "0.1.0",         "Helix hand-written C test adapter", &vtable};
+    HELIX_ABI_MAJOR, 0,       sizeof(helix_plugin_descriptor),     HELIX_KIND_ADAPTER,
+    HANDMADE_NAME,   "0.1.0", "Helix hand-written C test adapter", &vtable};
 
 #ifdef HANDMADE_NO_ENTRY
 #define ENTRY_POINT helix_plugin_querry

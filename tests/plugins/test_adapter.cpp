@@ -1,10 +1,12 @@
 // A test-only adapter written with helix/adapter.hpp; compile definitions select its behaviour.
 //
 //   TEST_PLUGIN_NAME "name"        the descriptor's name (required)
-//   TEST_ABI_MAJOR / TEST_ABI_MINOR  the ABI the descriptor claims: HELIX_ABI_MAJOR/MINOR are
-//                                  redefined before HELIX_ADAPTER_PLUGIN expands, exactly as if
-//                                  the plugin had been built against another SDK's header
-//   TEST_THROW_IN_PARSE            parse_line() throws std::runtime_error
+//   TEST_ABI_MAJOR / TEST_ABI_MINOR  the ABI major and needed minor its descriptor states, as a
+//                                  plugin built against another SDK (or one needing a newer
+//                                  host) would; the descriptor is then written out by hand
+//   TEST_THROW_IN_PARSE            parse_line() throws std::runtime_error for a line starting
+//                                  "boom" and helix::ParseFailure for one starting "fail";
+//                                  probe() throws for a path ending ".boom"
 //   TEST_THROW_IN_CONSTRUCTOR      the constructor throws std::runtime_error
 //   TEST_CREDENTIAL_PATTERNS       its source patterns also name credential files (auth.json,
 //                                  .credentials.json, keys, tokens), which the host must refuse
@@ -27,7 +29,12 @@ class TestAdapter final : public helix::Adapter {
 #endif
   }
 
-  int probe(const helix::Probe& p) override { return p.path_ends_with(".test") ? 70 : 0; }
+  int probe(const helix::Probe& p) override {
+#ifdef TEST_THROW_IN_PARSE
+    if (p.path_ends_with(".boom")) throw std::runtime_error("test plugin probe fails");
+#endif
+    return p.path_ends_with(".test") ? 70 : 0;
+  }
 
   void parse(helix::ParseContext& ctx) override {
     ctx.session({.native_id = "s-1",
@@ -46,7 +53,10 @@ class TestAdapter final : public helix::Adapter {
 
   void parse_line(helix::ParseContext& ctx, std::string_view line, uint64_t offset) override {
 #ifdef TEST_THROW_IN_PARSE
-    throw std::runtime_error("test plugin cannot parse line at offset " + std::to_string(offset));
+    if (line.starts_with("boom"))
+      throw std::runtime_error("test plugin cannot parse line at offset " + std::to_string(offset));
+    if (line.starts_with("fail"))
+      throw helix::ParseFailure("test plugin gives up at offset " + std::to_string(offset));
 #endif
     const auto space = line.find(' ');
     const std::string uid = "uid-" + std::to_string(offset);
@@ -76,7 +86,8 @@ class TestAdapter final : public helix::Adapter {
                .cache_read_tokens = 33,
                .cache_creation_tokens = 44,
                .reasoning_tokens = 5,
-               .cost_usd = 0.25});
+               .cost_usd = 0.25,
+               .cache_creation_1h_tokens = 40});
   }
 };
 
@@ -95,14 +106,24 @@ const helix_source_pattern kPatterns[] = {{"*.test", HELIX_LAYOUT_LINES}, {nullp
 
 }  // namespace
 
-#ifdef TEST_ABI_MAJOR
-#undef HELIX_ABI_MAJOR
-#define HELIX_ABI_MAJOR TEST_ABI_MAJOR
+#if defined(TEST_ABI_MAJOR) || defined(TEST_ABI_MINOR)
+#ifndef TEST_ABI_MAJOR
+#define TEST_ABI_MAJOR HELIX_ABI_MAJOR
 #endif
-#ifdef TEST_ABI_MINOR
-#undef HELIX_ABI_MINOR
-#define HELIX_ABI_MINOR TEST_ABI_MINOR
-#endif
-
+namespace {
+constexpr helix::AdapterInfo kInfo{
+    TEST_PLUGIN_NAME, "0.1.0", "Helix test adapter", "test", nullptr, kRoots, kPatterns};
+constexpr helix_adapter_vtable kTable =
+    helix::detail::AdapterGlue<TestAdapter>::table(kInfo, nullptr);
+constexpr helix_plugin_descriptor kDescriptor = {
+    TEST_ABI_MAJOR,     TEST_ABI_MINOR, sizeof(helix_plugin_descriptor),
+    HELIX_KIND_ADAPTER, kInfo.name,     kInfo.version,
+    kInfo.description,  &kTable};
+}  // namespace
+extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) {
+  return &kDescriptor;
+}
+#else
 HELIX_ADAPTER_PLUGIN(TestAdapter, TEST_PLUGIN_NAME, "0.1.0", "Helix test adapter", "test", nullptr,
                      kRoots, kPatterns)
+#endif

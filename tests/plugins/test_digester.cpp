@@ -66,7 +66,8 @@ const helix_digester_vtable kTable = {offsetof(helix_digester_vtable, resume_ses
                                       &Glue::event,
                                       &Glue::usage,
                                       &Glue::end_session,
-                                      nullptr /* outside struct_size: never read */};
+                                      nullptr /* outside struct_size: never read */,
+                                      nullptr};
 const helix_plugin_descriptor kDescriptor = {1,
                                              1,
                                              sizeof(helix_plugin_descriptor),

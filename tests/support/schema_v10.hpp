@@ -1,13 +1,13 @@
-// Test support: the SQL that takes a current store back to what schema version 11 had (before
-// forks) and 10 had (before the per-session counters), for tests that make an older store to
-// migrate.
+// Test support: the SQL that takes a current store back to what schema version 12 had (before
+// forks), 11 had (before the host-priced costs of version 12) and 10 had (before the
+// per-session counters), for tests that make an older store to migrate.
 #pragma once
 
 namespace helix::test {
 
-// Run inside a transaction, before kUndoSchema11 or setting user_version to 11 or below: no
-// forks, and search reads the kinds of schema 8 only.
-inline constexpr const char* kUndoSchema12 = R"sql(
+// Back to version 12 (no forks; search reads the kinds of schema 8 only). Run inside a
+// transaction, first.
+inline constexpr const char* kUndoSchema13 = R"sql(
     DROP INDEX sessions_forks;
     ALTER TABLE sessions DROP COLUMN forked_from;
     DROP TRIGGER search_events_forget;
@@ -25,6 +25,23 @@ inline constexpr const char* kUndoSchema12 = R"sql(
         SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
     END;
     INSERT INTO search_events (search_events) VALUES ('rebuild');
+)sql";
+
+// Back to version 11 (before host-priced costs). Run inside a transaction, after kUndoSchema13.
+inline constexpr const char* kUndoSchema12 = R"sql(
+    ALTER TABLE usage DROP COLUMN cache_creation_1h_tokens;
+    ALTER TABLE usage_days DROP COLUMN agent_cost_usd;
+    ALTER TABLE usage_days DROP COLUMN unpriced_tokens;
+    ALTER TABLE usage_rollup DROP COLUMN agent_cost_usd;
+    ALTER TABLE usage_rollup DROP COLUMN unpriced_tokens;
+    ALTER TABLE sessions DROP COLUMN cost_usd;
+    ALTER TABLE sessions DROP COLUMN agent_cost_usd;
+    ALTER TABLE sessions DROP COLUMN unpriced_tokens;
+    ALTER TABLE sessions DROP COLUMN tool_calls;
+    ALTER TABLE sessions DROP COLUMN infra_tool_calls;
+    DROP TABLE agent_costs;
+    DROP TABLE imported_prices;
+    DROP TABLE pricing_state;
 )sql";
 
 // Run inside a transaction, after kUndoSchema12, before setting user_version to 10 or below.

@@ -18,10 +18,15 @@ std::vector<std::string> session_sources(const PluginRegistry& registry, const C
     if (p->adapter->flavor == flavor) adapters.push_back(p);
   if (adapters.empty())
     throw std::runtime_error(fmt::format("no loaded adapter plugin reads flavor '{}'", flavor));
+  const helix_hook_ext* hook = registry.hook_events(flavor);
+  const std::string_view id_in_names =
+      std::string_view(session_id)
+          .substr(0, hook && hook->id_chars_in_file_names ? hook->id_chars_in_file_names
+                                                          : std::string_view::npos);
   std::error_code ec;
   const std::string transcript =
       transcript_path.empty() ? ""
-                                : std::filesystem::weakly_canonical(transcript_path, ec).string();
+                              : std::filesystem::weakly_canonical(transcript_path, ec).string();
   const auto sources = discover(adapters, config).sources;
   std::vector<std::string> paths;
   std::set<std::string> session_parents;  // directories holding a <session id>/ directory
@@ -31,15 +36,17 @@ std::vector<std::string> session_sources(const PluginRegistry& registry, const C
     const auto dir_at = path.find("/" + session_id + "/");
     if (dir_at != std::string_view::npos) session_parents.insert(s.path.substr(0, dir_at));
     if (dir_at != std::string_view::npos ||
-        path.substr(name_at + 1).find(session_id) != std::string_view::npos ||
+        path.substr(name_at + 1).find(id_in_names) != std::string_view::npos ||
         (!transcript.empty() && s.path == transcript))
       paths.push_back(s.path);
   }
-  // Grok Build also writes each prompt to <cwd dir>/prompt_history.jsonl, beside the session's
-  // directory: a small file shared by the sessions of that directory, ingested with it.
-  for (const auto& s : sources)
-    for (const auto& parent : session_parents)
-      if (s.path == parent + "/prompt_history.jsonl") paths.push_back(s.path);
+  // Files beside a session's directory that its adapter says belong to it (Grok Build writes
+  // each prompt to <cwd dir>/prompt_history.jsonl, shared by the sessions of that directory).
+  for (auto companion = hook ? hook->companion_files : nullptr; companion && *companion;
+       ++companion)
+    for (const auto& s : sources)
+      for (const auto& parent : session_parents)
+        if (s.path == parent + "/" + *companion) paths.push_back(s.path);
   return paths;
 }
 

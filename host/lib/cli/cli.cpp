@@ -1,15 +1,18 @@
 #include "cli/cli.hpp"
 #include "cli/exit_codes.hpp"
 
+#include "app/pipeline.hpp"
 #include "cli/cli_support.hpp"
 #include "cli/cmd_digest.hpp"
 #include "cli/cmd_hook.hpp"
+#include "cli/cmd_prices.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/cmd_retention.hpp"
-#include "app/pipeline.hpp"
+#include "cli/cost_notes.hpp"
 #include "recall/session_json.hpp"
 #include "recall/session_tree.hpp"
 #include "store/digest_store.hpp"
+#include "store/price_store.hpp"
 #include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
@@ -35,11 +38,15 @@ commands:
   plugins               loaded and refused plugins
   config                the effective configuration
   search <query>        full-text search   [--json --flavor F --repo R --since DATE --kind K --limit N]
-  export <uid>          a session as markdown, JSON or JSONL   [--format md|json|jsonl --out FILE]
+  export <uid>          a session as markdown, HTML, JSON or JSONL   [--format md|html|json|jsonl --out FILE]
   resume <uid>          the agent's own command that resumes a session   [--json]
+  report --html         a dashboard of a date range, with a page per session   [--since D --until D --out DIR]
+  mcp                   a Model Context Protocol server on stdin/stdout, for agents   [--all-repos]
   digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
+  prices                the price book every cost is computed with   [--json]
+  prices import FILE    add a newer LiteLLM price file to the store (prices forget: drop them)
   evict                 drop analyzed raw data under the retention budget   [--dry-run --json]
   hook <flavor>         ingest one session now, from an agent hook (always exits 0)
 
@@ -126,24 +133,33 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   Store store(store_file(g, config), /*read_only=*/true);
   // Written as read, one session at a time: memory stays flat however many sessions there are.
   std::size_t n = 0;
+  std::vector<std::string> unpriced;  // sessions with unpriced usage, named after the listing
+  auto note_unpriced = [&](const SessionRow& s) {
+    if (s.unpriced_tokens > 0) unpriced.push_back(s.uid);
+  };
   if (vm.count("json")) {  // the bytes boost::json::serialize gives for the whole array
     std::cout << '[';
     store.for_each_session(filter, [&](const SessionRow& s) {
+      note_unpriced(s);
       if (n++ > 0) std::cout << ',';
       std::cout << boost::json::serialize(session_json(s));
     });
     std::cout << "]\n";
+    warn_if_costs_stale(store, effective_price_book(store));
+    warn_unpriced_sessions(store, unpriced);
     return kExitOk;
   }
-  std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9}  {:<20} {}\n", "SESSION", "STARTED",
-                           "EVENTS", "INPUT", "OUTPUT", "REPO", "TITLE");
-  auto print = [](const SessionRow& s, int depth) {
+  std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9}  {:<20} {}\n", "SESSION",
+                           "STARTED", "EVENTS", "INPUT", "OUTPUT", "COST USD", "REPO", "TITLE");
+  auto print = [&](const SessionRow& s, int depth) {
+    note_unpriced(s);
     std::string uid = std::string(2 * static_cast<std::size_t>(depth), ' ') + s.uid;
     std::string title = s.title.substr(0, 60);
     if (depth > 0 && !s.forked_from.empty() && s.parent_uid.empty()) title = "(fork) " + title;
-    std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9}  {:<20} {}\n", uid,
+    std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9.2f}  {:<20} {}\n", uid,
                              iso8601(s.started_at_ms).substr(0, 19), s.event_count,
-                             s.usage.input_tokens, s.usage.output_tokens, s.repo, title);
+                             s.usage.input_tokens, s.usage.output_tokens, s.cost_usd.value_or(0),
+                             s.repo, title);
   };
   if (vm.count("tree")) {  // the whole listing is needed to place children under parents
     const std::vector<SessionRow> rows = store.sessions(filter);
@@ -156,6 +172,8 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
     });
   }
   std::cout << fmt::format("{} sessions\n", n);
+  warn_if_costs_stale(store, effective_price_book(store));
+  warn_unpriced_sessions(store, unpriced);
   return kExitOk;
 }
 
@@ -164,17 +182,22 @@ int show_evicted(Store& store, const Config& config, const SessionRow& session, 
   auto digest = find_digest(store, session.uid, primary_digester(config));
   boost::json::value digest_json = nullptr;
   if (digest) digest_json = boost::json::parse(digest->json);
+  const auto unpriced = session_unpriced_models(store, session.uid);
+  warn_if_costs_stale(store, effective_price_book(store));
+  warn_unpriced(unpriced);
   if (json) {
-    std::cout << boost::json::serialize(boost::json::object{{"session", session_json(session)},
-                                                            {"events", boost::json::array()},
-                                                            {"evicted", true},
-                                                            {"digest", digest_json}})
+    std::cout << boost::json::serialize(
+                     boost::json::object{{"session", session_json(session)},
+                                         {"events", boost::json::array()},
+                                         {"evicted", true},
+                                         {"digest", digest_json},
+                                         {"unpriced_models", unpriced_json(unpriced)}})
               << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{}  {}\n  raw data evicted at {} (retention); its digest:\n{}\n",
-                           session.uid, session.title, iso8601(session.evicted_at_ms),
-                           boost::json::serialize(digest_json));
+  std::cout << fmt::format("{}  {}\n  {}\n  raw data evicted at {} (retention); its digest:\n{}\n",
+                           session.uid, session.title, cost_line(session),
+                           iso8601(session.evicted_at_ms), boost::json::serialize(digest_json));
   return kExitOk;
 }
 
@@ -193,11 +216,16 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   if (!session) return kExitNotFound;
   if (session->evicted_at_ms > 0) return show_evicted(store, config, *session, vm.count("json"));
   auto events = store.events(uid, vm.count("bodies") > 0 || vm.count("json") > 0);
+  const auto unpriced = session_unpriced_models(store, session->uid);
+  warn_if_costs_stale(store, effective_price_book(store));
+  warn_unpriced(unpriced);
   if (vm.count("json")) {
     boost::json::array list;
     for (const auto& e : events) list.push_back(event_json(e, true));
-    std::cout << boost::json::serialize(boost::json::object{{"session", session_json(*session)},
-                                                            {"events", std::move(list)}})
+    std::cout << boost::json::serialize(
+                     boost::json::object{{"session", session_json(*session)},
+                                         {"events", std::move(list)},
+                                         {"unpriced_models", unpriced_json(unpriced)}})
               << "\n";
     return kExitOk;
   }
@@ -213,6 +241,7 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
                            iso8601(s.started_at_ms), iso8601(s.ended_at_ms), s.event_count,
                            s.usage.input_tokens, s.usage.output_tokens, s.usage.cache_read_tokens,
                            s.usage.cache_creation_tokens);
+  std::cout << "  " << cost_line(s) << "\n";
   // Each subagent's events under the call that launched it; bookkeeping only with --all.
   std::size_t hidden = 0;
   for (const auto& node : nest_subagents(events)) {
@@ -298,9 +327,12 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "search") return cmd_search(g, args);
   if (command == "export") return cmd_export(g, args);
   if (command == "resume") return cmd_resume(g, args);
+  if (command == "report") return cmd_report(g, args);
+  if (command == "mcp") return cmd_mcp(g, args);
   if (command == "digest") return cmd_digest(g, args);
   if (command == "env") return cmd_env(g, args);
   if (command == "usage") return cmd_usage(g, args);
+  if (command == "prices") return cmd_prices(g, args);
   if (command == "evict") return cmd_evict(g, args);
   if (command == "hook") return cmd_hook(g, args);
   throw UsageError(fmt::format("unknown command '{}'", command));

@@ -1,9 +1,11 @@
 #include "cli/cmd_digest.hpp"
 
+#include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"
+#include "store/price_store.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
@@ -53,30 +55,40 @@ std::string shell_quote(std::string_view text) {
   return out + "'";
 }
 
-// The infra bucket of §11.1: MCP tools and agent plumbing (planning, task lists, tool search),
-// i.e. calls that move no project work forward by themselves.
-bool infra_tool(std::string_view tool) {
-  static const std::string_view kPlumbing[] = {"TodoWrite",
-                                               "TodoRead",
-                                               "ToolSearch",
-                                               "ListMcpResourcesTool",
-                                               "ReadMcpResourceTool",
-                                               "update_plan",
-                                               "TaskCreate",
-                                               "TaskUpdate",
-                                               "TaskList",
-                                               "TaskGet",
-                                               "EnterPlanMode",
-                                               "ExitPlanMode"};
-  if (tool.starts_with("mcp__") || tool.starts_with("mcp_")) return true;
-  for (auto p : kPlumbing)
-    if (tool == p) return true;
-  return false;
-}
-
-int64_t integer_at(const boost::json::object& o, const char* key) {
-  auto* v = o.if_contains(key);
-  return v && v->is_number() ? v->to_number<int64_t>() : 0;
+// The host's cost of the session, put where a digest reports cost (cost.cost_usd,
+// cost.unpriced_models, cost.prices_as_of, usage_by_day[].cost_usd, as the default digester's
+// digest has them), with what the agent said it cost beside it: the digest shows the price
+// book's current figures. A digest without a `cost` object is shown as its digester wrote it.
+void put_host_cost(boost::json::object& doc, Store& store, const SessionRow& session,
+                   const std::vector<UnpricedModel>& unpriced, const PriceBook& book) {
+  auto* cost = doc.if_contains("cost");
+  if (!cost || !cost->is_object()) return;
+  auto& c = cost->get_object();
+  c["cost_usd"] = session.cost_usd.value_or(0);
+  c["agent_cost_usd"] = session.agent_cost_usd ? boost::json::value(*session.agent_cost_usd)
+                                               : boost::json::value(nullptr);
+  c["prices_as_of"] = book.source();
+  boost::json::array names;
+  for (const auto& u : unpriced) names.push_back(boost::json::value(u.model));
+  c["unpriced_models"] = std::move(names);
+  c["unpriced"] = unpriced_json(unpriced);
+  auto* by_day = doc.if_contains("usage_by_day");
+  if (!by_day || !by_day->is_array()) return;
+  std::map<std::pair<std::string, std::string>, UsageDayCost> days;
+  for (const auto& d : session_usage_days(store, session.uid)) days[{d.day, d.model}] = d;
+  for (auto& v : by_day->get_array()) {
+    auto* row = v.if_object();
+    if (!row) continue;
+    const auto* day = row->if_contains("day");
+    const auto* model = row->if_contains("model");
+    if (!day || !day->is_string() || !model || !model->is_string()) continue;
+    auto it = days.find({std::string(day->get_string()), std::string(model->get_string())});
+    if (it == days.end()) continue;
+    (*row)["cost_usd"] = it->second.cost_usd;
+    (*row)["agent_cost_usd"] = it->second.agent_cost_usd
+                                   ? boost::json::value(*it->second.agent_cost_usd)
+                                   : boost::json::value(nullptr);
+  }
 }
 
 }  // namespace
@@ -89,14 +101,25 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
   std::filesystem::path db_file;
   auto row = lookup(g, config, option(vm, "uid"), option(vm, "digester"), &db_file);
   if (!row) return kExitNotFound;
+  Store store(db_file, /*read_only=*/true);
+  auto session = store.session(row->session_uid);
+  auto doc = boost::json::parse(row->json);
+  std::vector<UnpricedModel> unpriced;
+  if (session && doc.is_object()) {
+    unpriced = session_unpriced_models(store, session->uid);
+    const PriceBook book = effective_price_book(store);
+    put_host_cost(doc.get_object(), store, *session, unpriced, book);
+    warn_if_costs_stale(store, book);
+  }
+  warn_unpriced(unpriced);
   if (vm.count("json")) {
-    std::cout << row->json << "\n";
+    std::cout << boost::json::serialize(doc) << "\n";
     return kExitOk;
   }
-  const auto doc = boost::json::parse(row->json).as_object();
   std::cout << fmt::format("{}  digested {} by {} {}\n", row->session_uid,
                            iso8601(row->digested_at_ms), row->digester, row->version);
-  for (const auto& [key, value] : doc) {
+  if (!doc.is_object()) return kExitOk;
+  for (const auto& [key, value] : doc.get_object()) {
     if (key == "session_uid") continue;
     std::cout << fmt::format(
         "  {}: {}\n", std::string_view(key),
@@ -105,33 +128,23 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// Every field from the session's own row (the host's), none from a digest: swapping
+// digesters never changes them.
 int cmd_env(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("env options");
   auto vm = uid_command("env", args, opts);
   Config config = load_config(g.config_file);
-  std::filesystem::path db_file;
-  auto row = lookup(g, config, option(vm, "uid"), option(vm, "digester"), &db_file);
-  if (!row) return kExitNotFound;
-  const auto doc = boost::json::parse(row->json).as_object();
-  auto text = [&](const char* key) {
-    auto* v = doc.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-  };
-  int64_t tokens = 0;
-  if (auto* cost = doc.if_contains("cost"); cost && cost->is_object())
-    tokens = integer_at(cost->get_object(), "input_tokens") +
-             integer_at(cost->get_object(), "output_tokens");
-  int64_t calls = 0, infra = 0;
-  if (auto* tools = doc.if_contains("tool_histogram"); tools && tools->is_object())
-    for (const auto& [tool, n] : tools->get_object()) {
-      const int64_t count = n.is_number() ? n.to_number<int64_t>() : 0;
-      calls += count;
-      if (infra_tool(tool)) infra += count;
-    }
-  const double share = calls > 0 ? static_cast<double>(infra) / static_cast<double>(calls) : 0;
-  std::cout << fmt::format("export HELIX_SESSION_UID={}\n", shell_quote(row->session_uid))
-            << fmt::format("export HELIX_REPO={}\n", shell_quote(text("repo")))
-            << fmt::format("export HELIX_FLAVOR={}\n", shell_quote(text("flavor")))
+  const auto db_file = std::filesystem::absolute(store_file(g, config));
+  Store store(db_file, /*read_only=*/true);
+  auto session = find_session_or_report(store, option(vm, "uid"));
+  if (!session) return kExitNotFound;
+  const int64_t tokens = session->usage.input_tokens + session->usage.output_tokens;
+  const double share = session->tool_calls > 0 ? static_cast<double>(session->infra_tool_calls) /
+                                                     static_cast<double>(session->tool_calls)
+                                               : 0;
+  std::cout << fmt::format("export HELIX_SESSION_UID={}\n", shell_quote(session->uid))
+            << fmt::format("export HELIX_REPO={}\n", shell_quote(session->repo))
+            << fmt::format("export HELIX_FLAVOR={}\n", shell_quote(session->flavor))
             << fmt::format("export HELIX_TOKENS={}\n", tokens)
             << fmt::format("export HELIX_INFRA_OVERHEAD_SHARE={:.3f}\n", share)
             << fmt::format("export HELIX_STORE_DB={}\n", shell_quote(db_file.string()));
@@ -162,23 +175,23 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  const auto unpriced = unpriced_models(store, since, option(vm, "flavor"));
+  const PriceBook book = effective_price_book(store);
+  warn_if_costs_stale(store, book);
+  warn_unpriced(unpriced);
   UsageLine total;
-  for (const auto& l : lines) {
-    total.input_tokens += l.input_tokens;
-    total.output_tokens += l.output_tokens;
-    total.cache_creation_tokens += l.cache_creation_tokens;
-    total.cache_read_tokens += l.cache_read_tokens;
-    total.reasoning_tokens += l.reasoning_tokens;
-    total.calls += l.calls;
-    total.cost_usd += l.cost_usd;
-  }
+  for (const auto& l : lines) total += l;
   auto fields = [](const UsageLine& l) {
-    return boost::json::object{{"input_tokens", l.input_tokens},
-                               {"output_tokens", l.output_tokens},
-                               {"cache_creation_tokens", l.cache_creation_tokens},
-                               {"cache_read_tokens", l.cache_read_tokens},
-                               {"reasoning_tokens", l.reasoning_tokens},
-                               {"cost_usd", l.cost_usd}};
+    return boost::json::object{
+        {"input_tokens", l.input_tokens},
+        {"output_tokens", l.output_tokens},
+        {"cache_creation_tokens", l.cache_creation_tokens},
+        {"cache_read_tokens", l.cache_read_tokens},
+        {"reasoning_tokens", l.reasoning_tokens},
+        {"cost_usd", l.cost_usd},
+        {"agent_cost_usd",
+         l.agent_cost_usd ? boost::json::value(*l.agent_cost_usd) : boost::json::value(nullptr)},
+        {"unpriced_tokens", l.unpriced_tokens}};
   };
   if (vm.count("json")) {
     boost::json::array rows;
@@ -188,17 +201,22 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
       rows.push_back(std::move(row));
     }
     std::cout << boost::json::serialize(
-                     boost::json::object{{"totals", fields(total)}, {"rows", std::move(rows)}})
+                     boost::json::object{{"totals", fields(total)},
+                                         {"rows", std::move(rows)},
+                                         {"unpriced_models", unpriced_json(unpriced)},
+                                         {"prices", book.source()}})
               << "\n";
     return kExitOk;
   }
   const auto line = [](std::string_view key, const UsageLine& l) {
-    return fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10.2f}\n", key, l.input_tokens,
-                       l.output_tokens, l.cache_creation_tokens, l.cache_read_tokens,
-                       l.reasoning_tokens, l.cost_usd);
+    return fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10.2f} {:>10}\n", key,
+                       l.input_tokens, l.output_tokens, l.cache_creation_tokens,
+                       l.cache_read_tokens, l.reasoning_tokens, l.cost_usd,
+                       l.agent_cost_usd ? fmt::format("{:.2f}", *l.agent_cost_usd) : "-");
   };
-  std::cout << fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10}\n", by, "INPUT",
-                           "OUTPUT", "CACHE WRITE", "CACHE READ", "REASONING", "COST USD");
+  std::cout << fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10} {:>10}\n", by, "INPUT",
+                           "OUTPUT", "CACHE WRITE", "CACHE READ", "REASONING", "COST USD",
+                           "AGENT USD");
   for (const auto& l : lines) std::cout << line(l.key.empty() ? "(none)" : l.key, l);
   std::cout << line("total", total);
   return kExitOk;
@@ -211,6 +229,9 @@ void print_digest_step(const DigestReport& r, bool quiet) {
     if (r.sessions_resumed > 0)
       std::cout << fmt::format(", {} grown sessions resumed from their saved state",
                                r.sessions_resumed);
+    if (r.repriced_sessions > 0)
+      std::cout << fmt::format(", the costs of {} sessions priced again with a new price book",
+                               r.repriced_sessions);
     std::cout << "\n";
   }
   for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";

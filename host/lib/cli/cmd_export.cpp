@@ -1,5 +1,5 @@
-// helix-host export: one session as a readable markdown transcript, or its normalized records as
-// JSON or JSONL; an evicted session exports the digest that remains.
+// helix-host export: one session as a readable markdown transcript, a self-contained HTML page,
+// or its normalized records as JSON or JSONL; an evicted session exports the digest that remains.
 #include <fmt/format.h>
 
 #include <fstream>
@@ -7,7 +7,9 @@
 
 #include "cli/cmd_recall.hpp"
 #include "cli/exit_codes.hpp"
+#include "recall/html_transcript.hpp"
 #include "recall/session_json.hpp"
+#include "recall/session_view.hpp"
 #include "recall/transcript.hpp"
 #include "store/digest_store.hpp"
 #include "store/store.hpp"
@@ -15,12 +17,6 @@
 namespace helix {
 namespace po = boost::program_options;
 namespace {
-
-std::vector<StoredDigest> stored_digests(Store& store, const std::string& uid) {
-  std::vector<StoredDigest> out;
-  for (auto& d : session_digests(store, uid)) out.push_back({d.digester, d.version, d.json});
-  return out;
-}
 
 boost::json::array digests_json(const std::vector<StoredDigest>& digests) {
   boost::json::array out;
@@ -41,6 +37,12 @@ std::string render(Store& store, const SessionRow& s, const std::string& format)
   if (format == "md") {
     if (evicted) return markdown_digest(s, stored_digests(store, s.uid));
     return markdown_transcript(s, store.events(s.uid, /*with_bodies=*/true));
+  }
+  if (format == "html") {
+    const auto costs = session_costs(store);
+    const double cost = costs.count(s.uid) ? costs.at(s.uid) : 0.0;
+    if (evicted) return html_evicted_session(s, stored_digests(store, s.uid), cost);
+    return html_transcript(s, store.events(s.uid, /*with_bodies=*/true), cost);
   }
   boost::json::object session = session_json(s);
   if (format == "json") {
@@ -80,14 +82,14 @@ std::string render(Store& store, const SessionRow& s, const std::string& format)
 int cmd_export(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("export options");
   opts.add_options()("uid", po::value<std::string>(), "session uid")(
-      "format", po::value<std::string>()->default_value("md"), "md, json or jsonl")(
+      "format", po::value<std::string>()->default_value("md"), "md, html, json or jsonl")(
       "out", po::value<std::string>(), "write to FILE instead of standard output");
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
   const std::string format = vm["format"].as<std::string>();
-  if (format != "md" && format != "json" && format != "jsonl")
-    throw UsageError(fmt::format("--format must be md, json or jsonl, not '{}'", format));
+  if (format != "md" && format != "html" && format != "json" && format != "jsonl")
+    throw UsageError(fmt::format("--format must be md, html, json or jsonl, not '{}'", format));
   const std::string uid = required_uid(vm, "export");
   Config config = load_config(g.config_file);
   Store store(store_file(g, config), /*read_only=*/true);

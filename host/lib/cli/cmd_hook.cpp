@@ -1,10 +1,10 @@
 #include "cli/cmd_hook.hpp"
 
+#include "app/pipeline.hpp"
+#include "app/session_sources.hpp"
 #include "base/private_files.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/exit_codes.hpp"
-#include "app/pipeline.hpp"
-#include "app/session_sources.hpp"
 #include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
@@ -34,7 +34,7 @@ struct HookEvent {
   std::string flavor, session_id, transcript_path, event_name;
 };
 
-std::string field(const boost::json::object& o, std::initializer_list<std::string_view> keys) {
+std::string field(const boost::json::object& o, const std::vector<std::string_view>& keys) {
   for (auto key : keys)
     if (auto* v = o.if_contains(key); v && v->is_string()) return std::string(v->as_string());
   return {};
@@ -62,20 +62,46 @@ std::string read_stdin() {
   return out;
 }
 
-// Claude Code: session_id, transcript_path, hook_event_name. Grok Build: sessionId,
-// hookEventName (and GROK_HOOK_EVENT in the environment). Codex notify: thread-id.
-HookEvent parse_event(std::string flavor, std::string_view text) {
+// The hook event as a JSON object; what it means depends on the flavor's adapter.
+boost::json::object event_object(std::string_view text) {
   boost::system::error_code ec;
   boost::json::value v = boost::json::parse(text, ec);
   if (ec || !v.is_object())
     throw std::runtime_error(
         fmt::format("the hook event is not a JSON object ({} bytes)", text.size()));
-  const auto& o = v.as_object();
-  // Grok Build also runs the hooks of .claude/settings.json: its events say what they are.
-  if (std::getenv("GROK_HOOK_EVENT") != nullptr) flavor = "grok";
-  HookEvent e{flavor, field(o, {"session_id", "sessionId", "thread-id", "thread_id"}),
-              field(o, {"transcript_path", "transcriptPath"}),
-              field(o, {"hook_event_name", "hookEventName", "type"})};
+  return std::move(v.as_object());
+}
+
+std::vector<std::string_view> key_list(const char* const* keys,
+                                       std::vector<std::string_view> fallback) {
+  if (!keys) return fallback;
+  std::vector<std::string_view> out;
+  for (auto k = keys; *k; ++k) out.emplace_back(*k);
+  return out;
+}
+
+// The flavor whose adapter declares an environment variable that is set (Grok Build runs the
+// hooks of .claude/settings.json and sets GROK_HOOK_EVENT), else the flavor asked for.
+std::string hook_flavor(const PluginRegistry& registry, std::string flavor) {
+  for (const PluginInfo* p : registry.adapters())
+    if (p->hook && p->hook->flavor_env && std::getenv(p->hook->flavor_env) != nullptr)
+      return p->adapter->flavor;
+  return flavor;
+}
+
+// The session and transcript the event names, read with the keys the flavor's adapter declares
+// (without a declaration: session_id, transcript_path and hook_event_name, snake or camel case).
+HookEvent resolve_event(const PluginRegistry& registry, std::string flavor,
+                        const boost::json::object& o) {
+  flavor = hook_flavor(registry, std::move(flavor));
+  const helix_hook_ext* hook = registry.hook_events(flavor);
+  HookEvent e{
+      flavor,
+      field(o, key_list(hook ? hook->session_id_keys : nullptr, {"session_id", "sessionId"})),
+      field(o, key_list(hook ? hook->transcript_keys : nullptr,
+                        {"transcript_path", "transcriptPath"})),
+      field(o, key_list(hook ? hook->event_name_keys : nullptr,
+                        {"hook_event_name", "hookEventName"}))};
   if (!usable_session_id(e.session_id))
     throw std::runtime_error(
         fmt::format("the hook event names no usable session id ('{}')", e.session_id));
@@ -108,8 +134,8 @@ class HookLog {
   std::filesystem::path file_;
 };
 
-void ingest(const Globals& g, const Config& config, const std::filesystem::path& db_file,
-            const HookEvent& e, const HookLog& log) {
+void ingest(const Config& config, const std::filesystem::path& db_file, const HookEvent& e,
+            const PluginRegistry& registry, const HookLog& log) {
   const auto start = std::chrono::steady_clock::now();
   SweepLock lock(db_file);
   if (!lock.acquired()) {
@@ -117,8 +143,6 @@ void ingest(const Globals& g, const Config& config, const std::filesystem::path&
                           e.flavor, e.session_id, e.event_name));
     return;
   }
-  PluginRegistry registry;
-  load_plugins(registry, g, config);
   const auto paths = session_sources(registry, config, e.flavor, e.session_id, e.transcript_path);
   if (paths.empty()) {
     log.write(fmt::format("{} {} {}: no transcript of this session found under the {} roots",
@@ -167,24 +191,33 @@ int cmd_hook(const Globals& g, const std::vector<std::string>& args) {
   std::optional<HookLog> log;
   try {
     po::options_description opts("hook options");
-    opts.add_options()("flavor", po::value<std::string>(), "claude | codex | grok")(
+    opts.add_options()("flavor", po::value<std::string>(),
+                       "an adapter's flavor: claude, codex, ...")(
         "event", po::value<std::string>(), "the event JSON (default: read from stdin)")(
         "foreground", "ingest before returning, instead of in a detached process");
     po::positional_options_description pos;
     pos.add("flavor", 1).add("event", 1);
     auto vm = parse_command(args, opts, pos);
-    if (!vm.count("flavor")) throw UsageError("hook needs a flavor: claude, codex or grok");
+    if (!vm.count("flavor"))
+      throw UsageError("hook needs a flavor: that of an adapter plugin (claude, codex, grok, ...)");
     const std::string text = vm.count("event") ? vm["event"].as<std::string>() : read_stdin();
     Config config = load_config(g.config_file);
     const auto db_file = store_file(g, config);
     log.emplace(db_file.parent_path() / "hook.log");
-    const HookEvent event = parse_event(vm["flavor"].as<std::string>(), text);
+    const boost::json::object object = event_object(text);
     const pid_t child = vm.count("foreground") ? -1 : detach();
     if (child > 0) return kExitOk;
+    // The adapters say how to read the event: loaded in the detached child, not in the agent's
+    // time.
+    PluginRegistry registry;
+    load_plugins(registry, g, config);
+    std::optional<HookEvent> event;
     try {
-      ingest(g, config, db_file, event, *log);
+      event = resolve_event(registry, vm["flavor"].as<std::string>(), object);
+      ingest(config, db_file, *event, registry, *log);
     } catch (const std::exception& e) {
-      log->write(fmt::format("{} {}: {}", event.flavor, event.session_id, e.what()));
+      log->write(event ? fmt::format("{} {}: {}", event->flavor, event->session_id, e.what())
+                       : fmt::format("hook not run: {}", e.what()));
     }
     if (child == 0) std::_Exit(kExitOk);  // the detached child: nothing of the parent to run
   } catch (const std::exception& e) {

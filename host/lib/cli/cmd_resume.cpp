@@ -2,16 +2,45 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/cmd_recall.hpp"
 #include "cli/exit_codes.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "recall/resume_command.hpp"
 #include "store/store.hpp"
 
 namespace helix {
 namespace po = boost::program_options;
+
+namespace {
+
+std::vector<std::string> words(const char* const* list) {
+  std::vector<std::string> out;
+  for (auto p = list; p && *p; ++p) out.emplace_back(*p);
+  return out;
+}
+
+}  // namespace
+
+ResumeRecipeOf recipes_of(const PluginRegistry& registry) {
+  return [&registry](const std::string& adapter) -> std::optional<ResumeRecipe> {
+    const PluginInfo* plugin = registry.find(adapter);
+    return plugin ? resume_recipe(*plugin) : std::nullopt;
+  };
+}
+
+std::optional<ResumeRecipe> resume_recipe(const PluginInfo& adapter) {
+  if (!adapter.resume) return std::nullopt;
+  const helix_resume_ext& r = *adapter.resume;
+  ResumeRecipe recipe;
+  recipe.agent = r.agent ? r.agent : adapter.name;
+  recipe.argv = words(r.argv);
+  recipe.refusal = r.refusal ? r.refusal : "";
+  recipe.in_cwd = r.flags & HELIX_RESUME_IN_CWD;
+  recipe.not_subagents = r.flags & HELIX_RESUME_NOT_SUBAGENTS;
+  return recipe;
+}
 
 int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("resume options");
@@ -25,27 +54,11 @@ int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
   Store store(store_file(g, config), /*read_only=*/true);
   auto session = find_session_or_report(store, uid);
   if (!session) return kExitNotFound;
-  std::error_code ec;
-  const auto source = store.find_source(session->source_path);
-  const bool source_exists =
-      !session->source_path.empty() && std::filesystem::exists(session->source_path, ec);
-  const bool cwd_exists = !session->cwd.empty() && std::filesystem::is_directory(session->cwd, ec);
-  const ResumePlan plan =
-      plan_resume(*session, source ? source->adapter : "", source_exists, cwd_exists);
+  PluginRegistry registry;  // the adapter that read the session says how its agent resumes it
+  load_plugins(registry, g, config);
+  const ResumePlan plan = plan_resume(store, *session, recipes_of(registry));
   if (vm.count("json")) {
-    boost::json::array argv;
-    for (const auto& a : plan.argv) argv.emplace_back(a);
-    std::cout << boost::json::serialize(boost::json::object{
-                     {"session_uid", uid},
-                     {"possible", plan.possible},
-                     {"command", plan.possible ? boost::json::value(plan.shell_line())
-                                               : boost::json::value(nullptr)},
-                     {"argv", std::move(argv)},
-                     {"cwd",
-                      plan.possible ? boost::json::value(plan.cwd) : boost::json::value(nullptr)},
-                     {"reason", plan.possible ? boost::json::value(nullptr)
-                                              : boost::json::value(plan.reason)}})
-              << "\n";
+    std::cout << boost::json::serialize(resume_json(uid, plan)) << "\n";
   } else if (plan.possible) {
     std::cout << plan.shell_line() << "\n";
   } else {

@@ -28,7 +28,7 @@ std::string xdg_dir(const char* var, const char* home_relative) {
 }
 
 void reject_unknown(const Config& c, const toml::table& table, const std::string& section,
-                    std::set<std::string> known) {
+                    const std::set<std::string>& known) {
   for (const auto& [key, node] : table)
     if (!known.count(std::string(key.str())))
       bad(c, node,
@@ -136,7 +136,7 @@ void apply_redaction(Config& c, const toml::table& root) {
 void apply(Config& c, const toml::table& root) {
   reject_unknown(c, root, "",
                  {"store", "plugins", "sources", "domains", "adapters", "redaction",
-                  "session_memory", "sweep", "digest", "digesters"});
+                  "session_memory", "sweep", "digest", "digesters", "mcp"});
   if (auto* store = root["store"].as_table()) {
     reject_unknown(c, *store, "store", {"dir"});
     if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
@@ -211,6 +211,10 @@ void apply(Config& c, const toml::table& root) {
     if (auto* v = sweep->get("final_line_grace_seconds"))
       c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
     if (c.chunk_bytes < 4096) bad(c, *sweep, "sweep.chunk_bytes must be at least 4KiB");
+  }
+  if (auto* mcp = root["mcp"].as_table()) {
+    reject_unknown(c, *mcp, "mcp", {"repos"});
+    if (auto* repos = mcp->get("repos")) c.mcp_repos = strings(c, *repos, "mcp.repos");
   }
   apply_redaction(c, root);
 }
@@ -326,6 +330,9 @@ std::string to_toml(const Config& c) {
   root.insert("sweep", toml::table{{"chunk_bytes", c.chunk_bytes},
                                    {"max_record_bytes", c.max_record_bytes},
                                    {"final_line_grace_seconds", c.final_line_grace_seconds}});
+  toml::array mcp_repos;
+  for (const auto& repo : c.mcp_repos) mcp_repos.push_back(repo);
+  root.insert("mcp", toml::table{{"repos", mcp_repos}});
   toml::array disable, allow, rules;
   for (const auto& id : c.redaction.disable) disable.push_back(id);
   for (const auto& regex : c.redaction.allow) allow.push_back(regex);

@@ -36,6 +36,8 @@ struct Config {
   int64_t chunk_bytes = int64_t{1} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes
   int64_t final_line_grace_seconds = 600;        // [sweep] final_line_grace_seconds
+  // [mcp] repos: repositories `helix-host mcp` answers about besides the agent's own.
+  std::vector<std::string> mcp_repos;
 };
 
 // Reads `explicit_file` (which must exist) or, when empty, $XDG_CONFIG_HOME/helix/config.toml

@@ -5,6 +5,7 @@
 #include "plugins/digester_instance.hpp"
 #include "store/digest_seen.hpp"
 #include "store/digest_store.hpp"
+#include "store/price_store.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -176,6 +177,12 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
   for (const auto& d : digesters) majors[d->plugin().name] = major_version(d->plugin().version);
   std::map<std::string, int64_t> cannot_fold;  // digester -> grown evicted sessions
   std::map<std::string, std::pair<int64_t, std::string>> refused;  // -> sessions, first reason
+  // Costs are the host's: priced again first if the price book changed since they were.
+  const PriceBook book = effective_price_book(store);
+  const bool priced_before = pricing_state(store).has_value();  // else: a new store's first pass
+  if (auto repriced = price_with(store, book, now_ms()); repriced && priced_before)
+    report.repriced_sessions = repriced->changed;
+  UsagePricer pricer(book);
   DigestWriteBatch batch(store);
   for (const auto& candidate : digest_candidates(store, majors)) {
     try {
@@ -189,13 +196,18 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
       std::optional<std::string> primary_json;
       const std::vector<DigestRow> fresh = digest_session(
           store, candidate, *session, started.running, primary, primary_json, report);
-      // A session whose events are kept is tried again by the next sweep. The growth of an
+      // A session whose events are kept is tried again by the next sweep, its usage totalled
+      // and priced now all the same (the host's, whatever the digesters do). The growth of an
       // evicted one that no digester folded is not: its digests stay as they are, its usage is
       // totalled, and it counts as analyzed until new records arrive (docs/digest.md).
-      if (fresh.empty() && !candidate.evicted) continue;
+      if (fresh.empty() && !candidate.evicted) {
+        pricer.price_session(store, candidate.uid);
+        batch.session_written();
+        continue;
+      }
       if (!primary_json && !primary.empty())
         if (auto stored = find_digest(store, candidate.uid, primary)) primary_json = stored->json;
-      write_digests(store, candidate.uid, fresh, primary_json, now_ms());
+      write_digests(store, candidate.uid, fresh, primary_json, now_ms(), pricer);
       batch.session_written();
       if (fresh.empty()) continue;
       ++report.sessions_digested;

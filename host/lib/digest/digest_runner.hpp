@@ -15,6 +15,7 @@ namespace helix {
 struct DigestReport {
   int64_t sessions_digested = 0;  // sessions whose digests were (re)written
   int64_t sessions_resumed = 0;   // of which kept sessions that grew, folded into a saved state
+  int64_t repriced_sessions = 0;  // sessions whose costs changed because the price book did
   std::map<std::string, int64_t> by_digester;  // digests written per digester
   std::vector<std::string> problems;           // one line each, for the administrator
   double seconds = 0;

@@ -13,7 +13,7 @@ namespace {
 
 constexpr int64_t kHeadBytes = 4096;  // identity fingerprint of a file's beginning
 constexpr int64_t kTailBytes = 256;   // fingerprint of the bytes just before the offset
-constexpr std::size_t kProbeBytes = 64 * 1024;
+constexpr std::size_t kProbeBytes = std::size_t{64} * 1024;
 
 // Runs of NUL bytes are what a crashed append leaves (ext4 delayed allocation, a stale writer
 // after a truncate). They become blanks of the same length: offsets stay true and the record
@@ -225,69 +225,21 @@ bool SourceReader::needs_new_generation(const SourceCursor& cursor, SourceFile& 
 void SourceReader::ingest_lines(SourceCursor& cursor, SourceFile& file,
                                 const AdapterInstance& adapter, bool new_generation,
                                 SweepReport& report) {
-  const auto chunk = static_cast<std::size_t>(config_.chunk_bytes);
-  const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
   bool committed = false;
   while (true) {
     queue_.wait_for_room();             // bounded memory: the store is at most about a chunk behind
     if (queue_.failed(visit_)) return;  // storing this source failed: the rest is moot
     const int64_t pos = cursor.offset;
-    std::string& buf = read_buffer_;  // one buffer for every chunk of every source
-    buf.clear();
-    if (file.append(buf, pos, chunk) == 0) break;
-    std::size_t newline = buf.rfind('\n');
-    bool partial_last_line = false;
-    while (newline == std::string::npos && buf.size() < max_record) {  // one long line
-      const std::size_t before = buf.size();
-      if (file.append(buf, pos + static_cast<int64_t>(before), chunk) == 0) {
-        partial_last_line = true;  // the writer may still be in the middle of it
-        break;
-      }
-      newline = buf.find('\n', before);
-    }
-    if (partial_last_line && !finished_last_line(cursor, buf)) break;
-    if (partial_last_line) newline = buf.size(), buf += '\n';  // the host adds the newline
     RecordBatch batch;
-    if (newline == std::string::npos) {
-      // A record larger than max_record_bytes: skip to its end, report it, keep going.
-      int64_t end = pos + static_cast<int64_t>(buf.size());
-      std::size_t at = std::string::npos;
-      while (at == std::string::npos) {
-        buf.clear();
-        if (file.append(buf, end, chunk) == 0) return;  // no end yet: wait for the writer
-        at = buf.find('\n');
-        end += static_cast<int64_t>(at == std::string::npos ? buf.size() : at + 1);
-      }
-      batch.warnings.push_back({static_cast<uint64_t>(pos), "record_too_large",
-                                fmt::format("a {} byte record exceeds sweep.max_record_bytes "
-                                            "({}); skipped",
-                                            end - pos, max_record)});
-      buf.clear();
-      cursor.offset = end;
+    const ChunkRead read = read_whole_lines(cursor, file);
+    if (read == ChunkRead::nothing) break;
+    if (read == ChunkRead::oversized_record) {
+      if (!skip_oversized_record(cursor, file, batch)) return;  // no end yet: wait for the writer
     } else {
-      buf.resize(newline + 1);
-      blank_nul_runs(buf, pos, batch);
-      adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
-                    cursor.adapter_state, batch);
-      if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
-      if (partial_last_line) buf.pop_back();  // the offset counts only the file's own bytes
-      cursor.offset = pos + static_cast<int64_t>(buf.size());
+      parse_lines(cursor, adapter, batch, read == ChunkRead::finished_last_line);
     }
     report.bytes_read += cursor.offset - pos;
-    // Fingerprints: the file's first bytes (identity) and the bytes before the new offset.
-    if (cursor.head_len < kHeadBytes) {
-      cursor.head_len = std::min(kHeadBytes, cursor.offset);
-      cursor.head_hash =
-          pos == 0 && !buf.empty() && static_cast<int64_t>(buf.size()) >= cursor.head_len
-              ? hash_bytes(
-                    std::string_view(buf).substr(0, static_cast<std::size_t>(cursor.head_len)))
-              : file.hash(0, cursor.head_len);
-    }
-    cursor.tail_len = std::min(kTailBytes, cursor.offset);
-    cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
-                           ? hash_bytes(std::string_view(buf).substr(
-                                 buf.size() - static_cast<std::size_t>(cursor.tail_len)))
-                           : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
+    update_fingerprints(cursor, file, pos);
     stage_commit(cursor, std::move(batch), new_generation && !committed, cursor.offset - pos);
     committed = true;
   }
@@ -297,6 +249,91 @@ void SourceReader::ingest_lines(SourceCursor& cursor, SourceFile& file,
     else
       save(cursor);
   }
+}
+
+// Fills read_buffer_ with whole lines from the cursor's offset: a chunk cut after its last
+// newline, or one line longer than a chunk (up to max_record_bytes). A partial last line is
+// left for the writer to finish, unless the file has been quiet long enough that it is done.
+SourceReader::ChunkRead SourceReader::read_whole_lines(const SourceCursor& cursor,
+                                                       SourceFile& file) {
+  const auto chunk = static_cast<std::size_t>(config_.chunk_bytes);
+  const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
+  const int64_t pos = cursor.offset;
+  std::string& buf = read_buffer_;  // one buffer for every chunk of every source
+  buf.clear();
+  if (file.append(buf, pos, chunk) == 0) return ChunkRead::nothing;
+  std::size_t newline = buf.rfind('\n');
+  while (newline == std::string::npos && buf.size() < max_record) {  // one long line
+    const std::size_t before = buf.size();
+    if (file.append(buf, pos + static_cast<int64_t>(before), chunk) == 0) {
+      // The writer may still be in the middle of this last line.
+      if (!finished_last_line(cursor, buf)) return ChunkRead::nothing;
+      buf += '\n';  // the host adds the newline
+      return ChunkRead::finished_last_line;
+    }
+    newline = buf.find('\n', before);
+  }
+  if (newline == std::string::npos) return ChunkRead::oversized_record;
+  buf.resize(newline + 1);
+  return ChunkRead::lines;
+}
+
+// A record larger than max_record_bytes: skipped to its end and reported. False when its end
+// is not written yet (the next sweep tries again).
+bool SourceReader::skip_oversized_record(SourceCursor& cursor, SourceFile& file,
+                                         RecordBatch& batch) {
+  const auto chunk = static_cast<std::size_t>(config_.chunk_bytes);
+  const int64_t pos = cursor.offset;
+  std::string& buf = read_buffer_;
+  int64_t end = pos + static_cast<int64_t>(buf.size());
+  std::size_t at = std::string::npos;
+  while (at == std::string::npos) {
+    buf.clear();
+    if (file.append(buf, end, chunk) == 0) return false;
+    at = buf.find('\n');
+    end += static_cast<int64_t>(at == std::string::npos ? buf.size() : at + 1);
+  }
+  batch.warnings.push_back({static_cast<uint64_t>(pos), "record_too_large",
+                            fmt::format("a {} byte record exceeds sweep.max_record_bytes "
+                                        "({}); skipped",
+                                        end - pos, config_.max_record_bytes)});
+  buf.clear();
+  cursor.offset = end;
+  return true;
+}
+
+// The adapter parses the buffered lines; the cursor moves past the file's own bytes.
+void SourceReader::parse_lines(SourceCursor& cursor, const AdapterInstance& adapter,
+                               RecordBatch& batch, bool added_newline) {
+  std::string& buf = read_buffer_;
+  const int64_t pos = cursor.offset;
+  blank_nul_runs(buf, pos, batch);
+  adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
+                cursor.adapter_state, batch);
+  if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
+  if (added_newline) buf.pop_back();  // the offset counts only the file's own bytes
+  cursor.offset = pos + static_cast<int64_t>(buf.size());
+}
+
+// Fingerprints: the file's first bytes (identity) and the bytes before the new offset, from
+// the buffer when it holds them, else from the file.
+void SourceReader::update_fingerprints(SourceCursor& cursor, SourceFile& file, int64_t pos) {
+  const std::string_view buf = read_buffer_;
+  const auto tail_of_buffer = [&](int64_t len) {
+    return buf.substr(buf.size() - static_cast<std::size_t>(len));
+  };
+  if (cursor.head_len < kHeadBytes) {
+    cursor.head_len = std::min(kHeadBytes, cursor.offset);
+    const bool in_buffer =
+        pos == 0 && static_cast<int64_t>(buf.size()) >= cursor.head_len && !buf.empty();
+    cursor.head_hash = in_buffer
+                           ? hash_bytes(buf.substr(0, static_cast<std::size_t>(cursor.head_len)))
+                           : file.hash(0, cursor.head_len);
+  }
+  cursor.tail_len = std::min(kTailBytes, cursor.offset);
+  cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
+                         ? hash_bytes(tail_of_buffer(cursor.tail_len))
+                         : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
 }
 
 // A last line without its newline is normally a writer mid-line. It is a finished record when

@@ -42,6 +42,13 @@ class SourceReader {
   bool needs_new_generation(const SourceCursor& cursor, SourceFile& file);
   void ingest_lines(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
                     bool new_generation, SweepReport& report);
+  // What read_whole_lines left in the read buffer.
+  enum class ChunkRead { nothing, lines, finished_last_line, oversized_record };
+  ChunkRead read_whole_lines(const SourceCursor& cursor, SourceFile& file);
+  bool skip_oversized_record(SourceCursor& cursor, SourceFile& file, RecordBatch& batch);
+  void parse_lines(SourceCursor& cursor, const AdapterInstance& adapter, RecordBatch& batch,
+                   bool added_newline);
+  void update_fingerprints(SourceCursor& cursor, SourceFile& file, int64_t pos);
   bool finished_last_line(const SourceCursor& cursor, std::string_view fragment) const;
   void ingest_document(SourceCursor& cursor, SourceFile& file, const AdapterInstance& adapter,
                        SweepReport& report);

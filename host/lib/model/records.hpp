@@ -1,6 +1,8 @@
 // Host-owned copies of the records adapters emit (the ABI's views are only borrowed).
 #pragma once
 
+#include <helix/helix_plugin.h>
+
 #include <cstdint>
 #include <string>
 
@@ -33,7 +35,10 @@ struct UsageRecord {
   int64_t ts_ms = 0;
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
           reasoning_tokens = 0;
+  int64_t cache_creation_1h_tokens = 0;  // the 1-hour part of cache_creation_tokens
   double cost_usd = -1;
+  // Not a call: the agent's running total of the session's cost (HELIX_USAGE_AGENT_TOTAL).
+  bool agent_total() const { return (flags & HELIX_USAGE_AGENT_TOTAL) != 0; }
   int64_t total() const {
     return input_tokens + output_tokens + cache_read_tokens + cache_creation_tokens;
   }

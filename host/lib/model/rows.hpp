@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ struct SessionRow {
   int64_t schema_version = 0, event_count = 0, turns = 0, retries = 0, source_bytes = 0;
   int64_t redactions = 0;  // secrets replaced in what the store holds of the session
   UsageTotals usage;
+  std::optional<double> cost_usd;        // at the price book's prices; none without usage
+  std::optional<double> agent_cost_usd;  // what the agent said it cost; none when it did not
+  int64_t unpriced_tokens = 0;           // tokens of calls the price book has no price for
+  int64_t tool_calls = 0, infra_tool_calls = 0;  // as of its last digest before any eviction
   bool title_derived = false;  // `title` comes from the first prompt, not from the agent
 };
 
@@ -59,7 +64,7 @@ struct SessionFilter {
 struct StoredUsage {
   std::string key, model;
   int64_t ts_ms = 0, source_offset = 0, input_tokens = 0, output_tokens = 0, cache_read_tokens = 0,
-          cache_creation_tokens = 0, reasoning_tokens = 0;
+          cache_creation_tokens = 0, cache_creation_1h_tokens = 0, reasoning_tokens = 0;
   bool is_sidechain = false;
   double cost_usd = -1;  // as the agent reported it; negative = not reported
 };

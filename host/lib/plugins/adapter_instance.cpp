@@ -1,11 +1,12 @@
 #include "plugins/adapter_instance.hpp"
 
 #include "base/text.hpp"
+#include "plugins/abi_struct.hpp"
 #include "privacy/redactor.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <array>
-#include <cstddef>
 #include <stdexcept>
 
 // The host's definition of the ABI's opaque per-call context.
@@ -22,7 +23,7 @@ struct helix_call {
 namespace helix {
 namespace {
 
-constexpr std::size_t kMaxStateBytes = 64 * 1024;
+constexpr std::size_t kMaxStateBytes = std::size_t{64} * 1024;
 constexpr std::size_t kSummaryChars = 200;
 
 // `s` as valid UTF-8, copied once; `repaired` (when given) is set when it needed repair.
@@ -74,7 +75,17 @@ int64_t payload_index(helix_call* call, const helix_event* e, const std::string&
   return static_cast<int64_t>(payloads.size()) - 1;
 }
 
-void emit_session(helix_call* call, const helix_session* s) {
+// A record smaller than ABI 1.0's is dropped with a warning; a smaller one than this host's is
+// read as far as it goes (read_abi_struct).
+void too_small(helix_call* call, uint64_t offset, const char* what, std::size_t minimum) {
+  warn(call, offset, "invalid_record",
+       fmt::format("the adapter passed a {} record smaller than ABI 1.0's {} bytes; dropped", what,
+                   minimum));
+}
+
+void emit_session(helix_call* call, const helix_session* declared) {
+  const auto s = read_abi_struct(declared, HELIX_SESSION_SIZE_1_0);
+  if (!s) return too_small(call, 0, "session", HELIX_SESSION_SIZE_1_0);
   if (s->native_id.len == 0)
     return warn(call, 0, "missing_session_id", "session record without id");
   SessionRecord r;
@@ -87,8 +98,7 @@ void emit_session(helix_call* call, const helix_session* s) {
   r.agent_version = text(s->agent_version);
   r.started_at_ms = s->started_at_ms;
   r.ended_at_ms = s->ended_at_ms;
-  if (s->struct_size >= offsetof(helix_session, forked_from_native_id) + sizeof(helix_str))
-    r.forked_from_native_id = text(s->forked_from_native_id);  // ABI 1.3
+  r.forked_from_native_id = text(s->forked_from_native_id);  // ABI 1.3: zero past struct_size
   call->batch->sessions.push_back(std::move(r));
 }
 
@@ -99,7 +109,10 @@ bool invalid_payload(const helix_call* call, const helix_event* e) {
          !is_valid_utf8(view(e->payload));
 }
 
-void emit_event(helix_call* call, const helix_event* e) {
+void emit_event(helix_call* call, const helix_event* declared) {
+  const auto copy = read_abi_struct(declared, HELIX_EVENT_SIZE_1_0);
+  if (!copy) return too_small(call, 0, "event", HELIX_EVENT_SIZE_1_0);
+  const helix_event* e = &*copy;
   if (e->session_id.len == 0)
     return warn(call, e->source_offset, "missing_session_id", "event without a session id");
   EventRecord r;
@@ -136,7 +149,9 @@ void emit_event(helix_call* call, const helix_event* e) {
   call->batch->events.push_back(std::move(r));
 }
 
-void emit_usage(helix_call* call, const helix_usage* u) {
+void emit_usage(helix_call* call, const helix_usage* declared) {
+  const auto u = read_abi_struct(declared, HELIX_USAGE_SIZE_1_0);
+  if (!u) return too_small(call, 0, "usage", HELIX_USAGE_SIZE_1_0);
   if (u->session_id.len == 0)
     return warn(call, u->source_offset, "missing_session_id", "usage without a session id");
   UsageRecord r;
@@ -153,6 +168,9 @@ void emit_usage(helix_call* call, const helix_usage* u) {
   r.cache_creation_tokens = clamp(u->cache_creation_tokens);
   r.reasoning_tokens = clamp(u->reasoning_tokens);
   r.cost_usd = u->cost_usd;
+  if (u->struct_size >= offsetof(helix_usage, cache_creation_1h_tokens) + sizeof(int64_t))
+    r.cache_creation_1h_tokens =
+        std::min(clamp(u->cache_creation_1h_tokens), r.cache_creation_tokens);
   call->batch->usage.push_back(std::move(r));
 }
 
@@ -171,8 +189,11 @@ void emit_save_state(helix_call* call, helix_str state) {
   call->batch->saved_state = redacted_record(call, std::string(view(state)));
 }
 
+// The host offers no extensions yet; the seam is there so that new services need no new member.
+const void* host_extension(const helix_host_api*, const char*) { return nullptr; }
+
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
-                                 &set_error};
+                                 &set_error, &host_extension};
 const helix_emit_api kEmitApi = {
     sizeof(helix_emit_api), &emit_session, &emit_event, &emit_usage, &emit_warn, &emit_save_state};
 
@@ -181,10 +202,9 @@ helix_str c_str(std::string_view s) { return helix_str{s.data(), s.size()}; }
 }  // namespace
 
 bool is_known_event_kind(std::string_view kind) {
-  static constexpr std::array<std::string_view, 14> kKinds = {
-      "user_msg", "assistant_msg", "thinking",   "tool_call", "tool_result",
-      "error",    "test_run",      "edit",       "retry",     "human_intervention",
-      "decision", "lifecycle",     "completion", "other"};
+#define HELIX_KIND_ENTRY(k) std::string_view(k),
+  static constexpr std::string_view kKinds[] = {HELIX_EVENT_KINDS(HELIX_KIND_ENTRY)};
+#undef HELIX_KIND_ENTRY
   for (auto k : kKinds)
     if (k == kind) return true;
   return false;
@@ -208,6 +228,7 @@ AdapterInstance::~AdapterInstance() {
 int AdapterInstance::probe(std::string_view path, std::string_view head, uint64_t size) const {
   helix_probe_input in{sizeof(helix_probe_input), c_str(path), c_str(head), size};
   int32_t score = plugin_.adapter->probe(instance_, &in);
+  if (score == HELIX_PROBE_FAILED) return kProbeFailed;
   return score < 0 ? 0 : (score > 100 ? 100 : score);
 }
 

@@ -23,7 +23,9 @@ class AdapterInstance {
 
   const PluginInfo& plugin() const { return plugin_; }
 
-  // 0..100; a plugin fault counts as 0.
+  // 0..100, or kProbeFailed when the plugin reports that its probe failed (the C++ glue does
+  // when probe() throws): the caller names the plugin in a warning and counts it as 0.
+  static constexpr int kProbeFailed = -1;
   int probe(std::string_view path, std::string_view head, uint64_t size) const;
 
   // Appends what the adapter emits to `batch`. Throws std::runtime_error with the adapter's

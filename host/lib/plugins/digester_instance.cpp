@@ -33,8 +33,10 @@ void set_state(helix_call* call, helix_str bytes) {
   DigestCall::of(call)->state.assign(bytes.ptr ? bytes.ptr : "", bytes.ptr ? bytes.len : 0);
 }
 
+const void* host_extension(const helix_host_api*, const char*) { return nullptr; }
+
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
-                                 &set_error};
+                                 &set_error, &host_extension};
 const helix_digest_api kDigestApi = {sizeof(helix_digest_api), &set_result, &set_state};
 
 }  // namespace
@@ -53,12 +55,8 @@ DigesterInstance::~DigesterInstance() {
   if (instance_) plugin_.digester->destroy(instance_);
 }
 
-bool DigesterInstance::can_resume() const {
-  const helix_digester_vtable& vt = *plugin_.digester;
-  return vt.struct_size >=
-             offsetof(helix_digester_vtable, resume_session) + sizeof(vt.resume_session) &&
-         vt.resume_session != nullptr;
-}
+// The registry's copy of the table holds NULL for members beyond the plugin's struct_size.
+bool DigesterInstance::can_resume() const { return plugin_.digester->resume_session != nullptr; }
 
 namespace {
 
@@ -134,6 +132,7 @@ void DigesterInstance::usage(const SessionRow& s, const StoredUsage& u) const {
   c.cache_creation_tokens = u.cache_creation_tokens;
   c.reasoning_tokens = u.reasoning_tokens;
   c.cost_usd = u.cost_usd;
+  c.cache_creation_1h_tokens = u.cache_creation_1h_tokens;
   plugin_.digester->usage(instance_, &c);
 }
 

@@ -1,5 +1,7 @@
 #include "plugins/plugin_registry.hpp"
 
+#include "plugins/abi_struct.hpp"
+
 #define BOOST_DLL_USE_STD_FS
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/shared_library.hpp>
@@ -11,6 +13,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <fstream>
 #include <regex>
 
 namespace helix {
@@ -34,13 +37,29 @@ bool valid_name(const char* s) {
   return s && std::regex_match(s, pattern);
 }
 
+bool has_elf_header(const std::filesystem::path& file) {
+  char magic[4] = {};
+  std::ifstream in(file, std::ios::binary);
+  return in.read(magic, sizeof magic) && std::memcmp(magic,
+                                                     "\x7f"
+                                                     "ELF",
+                                                     4) == 0;
+}
+
+// The struct_size a table declares (its first member).
+uint32_t declared_size(const void* table) {
+  uint32_t size = 0;
+  std::memcpy(&size, table, sizeof size);
+  return size;
+}
+
 // Why an adapter's function table cannot be used, or "" when it can.
-std::string adapter_table_problem(const helix_adapter_vtable* vt) {
-  if (!vt) return "its adapter function table is NULL";
-  if (vt->struct_size < sizeof(helix_adapter_vtable))
-    return fmt::format("its adapter table is {} bytes, smaller than ABI {}.{} requires ({})",
-                       vt->struct_size, HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
-                       sizeof(helix_adapter_vtable));
+std::string adapter_table_problem(const std::optional<helix_adapter_vtable>& vt,
+                                  const void* declared) {
+  if (!declared) return "its adapter function table is NULL";
+  if (!vt)
+    return fmt::format("its adapter table is {} bytes, smaller than ABI {}.0 requires ({})",
+                       declared_size(declared), HELIX_ABI_MAJOR, HELIX_ADAPTER_VTABLE_SIZE_1_0);
   if (!valid_name(vt->flavor)) return "its flavor is missing or not [a-z0-9_-]+";
   if (!vt->patterns || !vt->patterns[0].glob) return "it declares no source patterns";
   if (!vt->create || !vt->destroy || !vt->probe || !vt->parse)
@@ -49,18 +68,37 @@ std::string adapter_table_problem(const helix_adapter_vtable* vt) {
 }
 
 // Why a digester's function table cannot be used, or "" when it can.
-std::string digester_table_problem(const helix_digester_vtable* vt) {
-  if (!vt) return "its digester function table is NULL";
-  // ABI 1.1 tables end before resume_session (ABI 1.2); readers check struct_size for it.
-  constexpr std::size_t kMinimum = offsetof(helix_digester_vtable, resume_session);
-  if (vt->struct_size < kMinimum)
+std::string digester_table_problem(const std::optional<helix_digester_vtable>& vt,
+                                   const void* declared) {
+  if (!declared) return "its digester function table is NULL";
+  // ABI 1.1 tables end before resume_session (ABI 1.2); the copy holds NULL for it.
+  if (!vt)
     return fmt::format("its digester table is {} bytes, smaller than ABI {}.1 requires ({})",
-                       vt->struct_size, HELIX_ABI_MAJOR, kMinimum);
+                       declared_size(declared), HELIX_ABI_MAJOR, HELIX_DIGESTER_VTABLE_SIZE_1_1);
   if (!vt->create || !vt->destroy || !vt->begin_session || !vt->event || !vt->usage ||
       !vt->end_session)
     return "one of its required callbacks (create, destroy, begin_session, event, usage, "
            "end_session) is NULL";
   return {};
+}
+
+// The extension `id` of an adapter, read like every other struct it hands over: NULL, or too
+// small for the extension's first revision, is none.
+template <class T>
+std::optional<T> extension(const helix_adapter_vtable& vt, const char* id, std::size_t minimum) {
+  if (!vt.get_extension) return std::nullopt;
+  return read_abi_struct<T>(static_cast<const T*>(vt.get_extension(id)), minimum);
+}
+
+void read_extensions(PluginInfo& info) {
+  const helix_adapter_vtable& vt = *info.adapter;
+  info.resume = extension<helix_resume_ext>(vt, HELIX_EXT_RESUME,
+                                            HELIX_SIZE_THROUGH(helix_resume_ext, refusal));
+  info.hook = extension<helix_hook_ext>(vt, HELIX_EXT_HOOK,
+                                        HELIX_SIZE_THROUGH(helix_hook_ext, id_chars_in_file_names));
+  const auto reparse = extension<helix_reparse_ext>(
+      vt, HELIX_EXT_REPARSE, HELIX_SIZE_THROUGH(helix_reparse_ext, reparse_below));
+  if (reparse && reparse->reparse_below) info.reparse_below = reparse->reparse_below;
 }
 
 // Why someone other than its owner (the user running helix-host, or root) could replace the
@@ -100,11 +138,17 @@ void PluginRegistry::load_directory(const std::filesystem::path& configured) {
   if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
     return refuse(dir, problem);
   std::vector<std::filesystem::path> files;
+  std::vector<std::filesystem::path> misnamed;  // shared libraries helix-host does not load
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && is_plugin_file_name(entry.path().filename().string()))
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file()) continue;
+    if (is_plugin_file_name(name))
       files.push_back(entry.path());
+    else if (name.ends_with(".so") || name.find(".so.") != std::string::npos)
+      misnamed.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
+  std::sort(misnamed.begin(), misnamed.end());
   for (const auto& file : files) {
     const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
     std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
@@ -117,6 +161,10 @@ void PluginRegistry::load_directory(const std::filesystem::path& configured) {
     }
     load_file(real);
   }
+  for (const auto& file : misnamed)
+    refuse(file,
+           "its name does not match libhelix_<name>.so, so it is not loaded; if it is a "
+           "Helix plugin, rename it to libhelix_<name>.so");
 }
 
 void PluginRegistry::refuse(const std::filesystem::path& file, std::string reason) {
@@ -124,6 +172,10 @@ void PluginRegistry::refuse(const std::filesystem::path& file, std::string reaso
 }
 
 void PluginRegistry::load_file(const std::filesystem::path& file) {
+  if (!has_elf_header(file))
+    return refuse(file,
+                  "it is not a shared library (it has no ELF header); remove it from the "
+                  "plugin directory");
   // Check for the entry symbol without running any of the library's code.
   try {
     dll::library_info info(file);
@@ -141,28 +193,34 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   if (ec) return refuse(file, fmt::format("it cannot be loaded: {}", ec.message()));
 
   using QueryFn = const helix_plugin_descriptor*(uint32_t, uint32_t);
-  const helix_plugin_descriptor* d =
+  const helix_plugin_descriptor* declared =
       lib.get<QueryFn>(HELIX_ENTRY_SYMBOL)(HELIX_ABI_MAJOR, HELIX_ABI_MINOR);
-  if (!d) return refuse(file, "its helix_plugin_query returned NULL (it declined this host)");
-
-  if (d->abi_major != HELIX_ABI_MAJOR)
+  if (!declared)
+    return refuse(file, "its helix_plugin_query returned NULL (it declined this host)");
+  // The frozen prefix (versions, size, kind) is in every descriptor; the rest is read through
+  // its struct_size.
+  if (declared->abi_major != HELIX_ABI_MAJOR)
     return refuse(
         file,
         fmt::format(
             "built for Helix plugin ABI {}.{}, this helix-host supports ABI {}.0-{}.{} (major "
             "versions differ); rebuild the plugin with HelixSDK {}.x or use a matching helix-host",
-            d->abi_major, d->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
-            HELIX_ABI_MAJOR));
-  if (d->abi_minor > HELIX_ABI_MINOR)
+            declared->abi_major, declared->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MAJOR,
+            HELIX_ABI_MINOR, HELIX_ABI_MAJOR));
+  if (declared->abi_minor > HELIX_ABI_MINOR)
     return refuse(
-        file,
-        fmt::format("built for Helix plugin ABI {}.{}, newer than this helix-host's {}.{}; upgrade "
-                    "helix-host or rebuild the plugin against HelixSDK {}.{}",
-                    d->abi_major, d->abi_minor, HELIX_ABI_MAJOR, HELIX_ABI_MINOR, HELIX_ABI_MAJOR,
-                    HELIX_ABI_MINOR));
-  if (d->struct_size < sizeof(helix_plugin_descriptor))
-    return refuse(file, fmt::format("its descriptor is {} bytes, smaller than ABI {}.{} requires",
-                                    d->struct_size, HELIX_ABI_MAJOR, HELIX_ABI_MINOR));
+        file, fmt::format("it needs Helix plugin ABI {}.{}, newer than this helix-host's {}.{}; "
+                          "upgrade helix-host, or rebuild the plugin with HelixSDK {}.{} so "
+                          "that it needs no more than this host offers",
+                          declared->abi_major, declared->abi_minor, HELIX_ABI_MAJOR,
+                          HELIX_ABI_MINOR, HELIX_ABI_MAJOR, HELIX_ABI_MINOR));
+  const auto d = read_abi_struct<helix_plugin_descriptor>(declared, declared->struct_size,
+                                                          HELIX_DESCRIPTOR_SIZE_1_0);
+  if (!d)
+    return refuse(file,
+                  fmt::format("its descriptor is {} bytes, smaller than ABI {}.0 requires "
+                              "({} bytes)",
+                              declared->struct_size, HELIX_ABI_MAJOR, HELIX_DESCRIPTOR_SIZE_1_0));
   if (!valid_name(d->name))
     return refuse(file, "its name is missing or not [a-z0-9_-]+ (at most 64 characters)");
   if (const PluginInfo* other = find(d->name))
@@ -179,13 +237,16 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   info.abi_minor = d->abi_minor;
   if (d->kind == HELIX_KIND_ADAPTER) {
     info.kind = "adapter";
-    info.adapter = static_cast<const helix_adapter_vtable*>(d->vtable);
-    if (auto problem = adapter_table_problem(info.adapter); !problem.empty())
+    info.adapter = read_abi_struct(static_cast<const helix_adapter_vtable*>(d->vtable),
+                                   HELIX_ADAPTER_VTABLE_SIZE_1_0);
+    if (auto problem = adapter_table_problem(info.adapter, d->vtable); !problem.empty())
       return refuse(file, problem);
+    read_extensions(info);
   } else if (d->kind == HELIX_KIND_DIGESTER && d->abi_minor >= 1) {
     info.kind = "digester";
-    info.digester = static_cast<const helix_digester_vtable*>(d->vtable);
-    if (auto problem = digester_table_problem(info.digester); !problem.empty())
+    info.digester = read_abi_struct(static_cast<const helix_digester_vtable*>(d->vtable),
+                                    HELIX_DIGESTER_VTABLE_SIZE_1_1);
+    if (auto problem = digester_table_problem(info.digester, d->vtable); !problem.empty())
       return refuse(file, problem);
   } else {
     return refuse(file, fmt::format("its kind {} is not a plugin kind this helix-host runs "
@@ -208,6 +269,12 @@ std::vector<const PluginInfo*> PluginRegistry::digesters() const {
   for (const auto& p : loaded_)
     if (p.digester) out.push_back(&p);
   return out;
+}
+
+const helix_hook_ext* PluginRegistry::hook_events(std::string_view flavor) const {
+  for (const auto& p : loaded_)
+    if (p.adapter && p.adapter->flavor == flavor && p.hook) return &*p.hook;
+  return nullptr;
 }
 
 const PluginInfo* PluginRegistry::find(std::string_view name) const {

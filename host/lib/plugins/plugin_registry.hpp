@@ -5,17 +5,25 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace helix {
 
+// A loaded plugin. The tables and extensions are the host's zero-filled copies of what the
+// plugin declared (read through struct_size); the pointers inside them are static data of the
+// plugin, valid while the registry lives.
 struct PluginInfo {
   std::string name, version, description, kind;
   std::filesystem::path path;
-  uint32_t abi_major = 0, abi_minor = 0;
-  const helix_adapter_vtable* adapter = nullptr;    // set for adapters; static in the plugin
-  const helix_digester_vtable* digester = nullptr;  // set for digesters; static in the plugin
+  uint32_t abi_major = 0, abi_minor = 0;          // abi_minor: the minor the plugin needs
+  std::optional<helix_adapter_vtable> adapter;    // set for adapters
+  std::optional<helix_digester_vtable> digester;  // set for digesters
+  // Adapter extensions (ABI 1.3), when the plugin offers them.
+  std::optional<helix_resume_ext> resume;
+  std::optional<helix_hook_ext> hook;
+  std::string reparse_below;  // helix.reparse/1: sources parsed by older versions are re-parsed
 };
 
 struct RefusedPlugin {
@@ -40,6 +48,8 @@ class PluginRegistry {
   std::vector<const PluginInfo*> adapters() const;
   std::vector<const PluginInfo*> digesters() const;
   const PluginInfo* find(std::string_view name) const;
+  // What the adapters of `flavor` declare about its hook events (helix.hook/1), or nullptr.
+  const helix_hook_ext* hook_events(std::string_view flavor) const;
 
  private:
   void load_file(const std::filesystem::path& file);

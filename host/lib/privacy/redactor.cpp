@@ -262,6 +262,7 @@ struct Redactor::Rules {
 
   int64_t replace(std::string& s, const std::vector<Span>& spans) const {
     std::vector<Edit> edits;
+    edits.reserve(spans.size());
     for (const Span& span : spans) edits.push_back({span.begin, span.end, marker(span.rule)});
     apply(s, std::move(edits));
     return static_cast<int64_t>(spans.size());

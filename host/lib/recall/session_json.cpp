@@ -53,7 +53,11 @@ boost::json::object session_json(const SessionRow& s) {
       {"reasoning_tokens", s.usage.reasoning_tokens},
       {"wall_clock_s", wall},
       {"turns", s.turns},
-      {"retries", s.retries}};
+      {"retries", s.retries},
+      {"cost_usd", s.cost_usd ? boost::json::value(*s.cost_usd) : boost::json::value(nullptr)},
+      {"agent_cost_usd",
+       s.agent_cost_usd ? boost::json::value(*s.agent_cost_usd) : boost::json::value(nullptr)},
+      {"unpriced_tokens", s.unpriced_tokens}};
   return {{"session_uid", s.uid},
           {"flavor", s.flavor},
           {"native_session_id", s.native_id},

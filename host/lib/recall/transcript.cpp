@@ -11,6 +11,7 @@
 #include "base/text.hpp"
 #include "recall/session_json.hpp"
 #include "recall/session_tree.hpp"
+#include "store/digest_store.hpp"
 
 namespace helix {
 namespace {
@@ -287,6 +288,12 @@ std::string markdown_digest(const SessionRow& session, const std::vector<StoredD
     out += fmt::format("<details>\n<summary>Digest JSON</summary>\n\n{}\n</details>\n\n",
                        fenced(d.json));
   }
+  return out;
+}
+
+std::vector<StoredDigest> stored_digests(Store& store, const std::string& uid) {
+  std::vector<StoredDigest> out;
+  for (auto& d : session_digests(store, uid)) out.push_back({d.digester, d.version, d.json});
   return out;
 }
 

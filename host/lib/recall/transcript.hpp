@@ -23,6 +23,8 @@ struct StoredDigest {
   std::string digester, version, json;
 };
 std::string markdown_digest(const SessionRow& session, const std::vector<StoredDigest>& digests);
+// The session's digests as the transcripts show them.
+std::vector<StoredDigest> stored_digests(Store& store, const std::string& uid);
 
 // `text` cut at `max_bytes` (on a UTF-8 boundary) with "[… N more bytes truncated]".
 std::string truncated(std::string_view text, std::size_t max_bytes);

@@ -39,6 +39,11 @@ void merge(SessionRecord& into, const SessionRecord& from) {
   widen(into.started_at_ms, into.ended_at_ms, from.started_at_ms, from.ended_at_ms);
 }
 
+bool is_call_or_result(std::string_view kind) {
+  return kind == "tool_call" || kind == "edit" || kind == "test_run" || kind == "tool_result" ||
+         kind == "error";
+}
+
 void touch(SessionRecord& s, int64_t ts) {
   if (ts <= 0) return;
   if (s.started_at_ms == 0 || ts < s.started_at_ms) s.started_at_ms = ts;
@@ -255,102 +260,52 @@ void ChunkWriter::write_packs(PackCompressor* compressor) {
   }
 }
 
-void ChunkWriter::write_events() {
-  auto next_seq = db_.cached("SELECT next_seq FROM sessions WHERE uid = ?");
-  auto parent = db_.cached(
-      "SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
-      "ORDER BY ordinal DESC LIMIT 1");
-  auto call_tool = db_.cached(
-      "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
-      "LIMIT 1");
-  auto insert_event = db_.cached(R"sql(
+// The statements write_events uses for every event, leased once per chunk.
+struct ChunkWriter::EventStatements {
+  StatementLease next_seq, parent, call_tool, insert, bad_position;
+};
+
+ChunkWriter::EventStatements ChunkWriter::event_statements() {
+  return {db_.cached("SELECT next_seq FROM sessions WHERE uid = ?"),
+          db_.cached("SELECT seq FROM events WHERE session_uid = ? AND uid = ? AND shadowed = 0 "
+                     "ORDER BY ordinal DESC LIMIT 1"),
+          db_.cached(
+              "SELECT tool FROM events WHERE session_uid = ? AND call_id = ? AND tool IS NOT NULL "
+              "LIMIT 1"),
+          db_.cached(R"sql(
     INSERT INTO events (session_uid, seq, parent_seq, ts_ms, kind, role, tool, summary, uid,
       parent_uid, call_id, is_sidechain, model, source_id, generation, source_offset, ordinal,
       pack_id, payload_off, payload_len, text_off, text_len, shadowed)
     VALUES (:session_uid, :seq, :parent_seq, :ts_ms, :kind, :role, :tool, :summary, :uid,
       :parent_uid, :call_id, :is_sidechain, :model, :source_id, :generation, :source_offset,
       :ordinal, :pack_id, :payload_off, :payload_len, :text_off, :text_len, :shadowed)
-    ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql");
-  auto bad_position = db_.cached(R"sql(
+    ON CONFLICT (source_id, generation, source_offset, ordinal) DO NOTHING)sql"),
+          db_.cached(R"sql(
     INSERT OR IGNORE INTO warnings (source_id, generation, source_offset, category, message,
-      at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql");
-  std::map<std::string, int64_t> seqs;
+      at_ms) VALUES (?, ?, ?, 'duplicate_event_position', ?, ?))sql")};
+}
+
+void ChunkWriter::write_events() {
+  EventStatements st = event_statements();
+  std::map<std::string, int64_t> seqs;  // the next seq of each session the chunk writes to
   std::map<std::string, int64_t> chunk_latest;  // the latest time of the chunk so far, by uid
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
     const std::string uid = prefix_ + e.session_id;
     auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
     if (fresh) {
-      next_seq->bind(1, uid);
-      next_seq->step();
-      seq_it->second = next_seq->integer(0);
-      next_seq->reset();
+      st.next_seq->bind(1, uid);
+      st.next_seq->step();
+      seq_it->second = st.next_seq->integer(0);
+      st.next_seq->reset();
     }
     const int64_t seq = seq_it->second;
-    insert_event->bind(":session_uid", uid);
-    if (shadow_[i])
-      insert_event->bind_null(":seq");
-    else
-      insert_event->bind(":seq", seq);
-    insert_event->bind_null(":parent_seq");
-    if (!e.parent_uid.empty() && !shadow_[i]) {
-      parent->bind(1, uid).bind(2, e.parent_uid);
-      if (parent->step()) insert_event->bind(":parent_seq", parent->integer(0));
-      parent->reset();
-    }
-    if (e.ts_ms > 0)
-      insert_event->bind(":ts_ms", e.ts_ms);
-    else
-      insert_event->bind_null(":ts_ms");
-    const bool result = e.kind == "tool_result" || e.kind == "error";
-    const bool call = e.kind == "tool_call" || e.kind == "edit" || e.kind == "test_run" || result;
     // A subagent's event may name the link to its launching call instead of the call.
     std::string call_id = e.call_id;
-    if (!call_id.empty() && !call)
+    if (!call_id.empty() && !is_call_or_result(e.kind))
       if (std::string linked = linked_call(uid, call_id); !linked.empty()) call_id = linked;
-    std::string tool = e.tool;
-    if (tool.empty() && result && !call_id.empty()) {
-      call_tool->bind(1, uid).bind(2, call_id);
-      if (call_tool->step()) tool = call_tool->text(0);
-      call_tool->reset();
-    }
-    insert_event->bind(":kind", e.kind)
-        .bind_text_or_null(":role", e.role)
-        .bind_text_or_null(":tool", tool)
-        .bind_text_or_null(":summary", e.summary)
-        .bind_text_or_null(":uid", e.uid)
-        .bind_text_or_null(":parent_uid", e.parent_uid)
-        .bind_text_or_null(":call_id", call_id)
-        .bind(":is_sidechain", static_cast<int64_t>((e.flags & HELIX_EVENT_SIDECHAIN) != 0))
-        .bind_text_or_null(":model", e.model)
-        .bind(":source_id", cursor_.id)
-        .bind(":generation", cursor_.generation)
-        .bind(":source_offset", static_cast<int64_t>(e.source_offset))
-        .bind(":ordinal", static_cast<int64_t>(e.ordinal));
-    const auto& slice = packs_->slices[i];
-    auto pack = pack_ids_.find(e.session_id);
-    if (pack != pack_ids_.end())
-      insert_event->bind(":pack_id", pack->second);
-    else
-      insert_event->bind_null(":pack_id");
-    for (const char* column : {":payload_off", ":payload_len", ":text_off", ":text_len"})
-      insert_event->bind_null(column);
-    if (slice.payload_off >= 0)
-      insert_event->bind(":payload_off", slice.payload_off).bind(":payload_len", slice.payload_len);
-    if (slice.text_off >= 0)
-      insert_event->bind(":text_off", slice.text_off).bind(":text_len", slice.text_len);
-    insert_event->bind(":shadowed", static_cast<int64_t>(shadow_[i]));
-    insert_event->run();
-    if (db_.changes() == 0) {  // an adapter bug: two events claim one position; keep the first
-      bad_position->bind(1, cursor_.id)
-          .bind(2, cursor_.generation)
-          .bind(3, static_cast<int64_t>(e.source_offset))
-          .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
-                               e.source_offset, e.ordinal))
-          .bind(5, now_)
-          .run();
-      continue;
-    }
+    const std::string tool = tool_of(st, uid, e, call_id);
+    if (!insert_event(st, i, uid, seq, tool, call_id)) continue;
     counts_[uid].add_event(e.kind, (e.flags & HELIX_EVENT_SIDECHAIN) != 0, shadow_[i], e.summary,
                            e.uid);
     if (is_searchable(e.kind, e.role, tool, e.text))
@@ -375,19 +330,97 @@ void ChunkWriter::write_events() {
   count_chunk_rows(db_, counts_, cursor_.id);
 }
 
+// A result names no tool: it inherits the tool of its call (a subagent's event carrying its
+// call's id does not).
+std::string ChunkWriter::tool_of(EventStatements& st, const std::string& uid, const EventRecord& e,
+                                 const std::string& call_id) {
+  const bool result = e.kind == "tool_result" || e.kind == "error";
+  if (!e.tool.empty() || call_id.empty() || !result) return e.tool;
+  std::string tool;
+  st.call_tool->bind(1, uid).bind(2, call_id);
+  if (st.call_tool->step()) tool = st.call_tool->text(0);
+  st.call_tool->reset();
+  return tool;
+}
+
+// Inserts event i at `seq` (a shadow has none); false when an event already holds its
+// position, which is an adapter bug: the first stays and the second becomes a warning.
+bool ChunkWriter::insert_event(EventStatements& st, std::size_t i, const std::string& uid,
+                               int64_t seq, const std::string& tool, const std::string& call_id) {
+  const auto& e = batch_.events[i];
+  Statement& insert = *st.insert;
+  insert.bind(":session_uid", uid);
+  if (shadow_[i])
+    insert.bind_null(":seq");
+  else
+    insert.bind(":seq", seq);
+  insert.bind_null(":parent_seq");
+  if (!e.parent_uid.empty() && !shadow_[i]) {
+    st.parent->bind(1, uid).bind(2, e.parent_uid);
+    if (st.parent->step()) insert.bind(":parent_seq", st.parent->integer(0));
+    st.parent->reset();
+  }
+  if (e.ts_ms > 0)
+    insert.bind(":ts_ms", e.ts_ms);
+  else
+    insert.bind_null(":ts_ms");
+  insert.bind(":kind", e.kind)
+      .bind_text_or_null(":role", e.role)
+      .bind_text_or_null(":tool", tool)
+      .bind_text_or_null(":summary", e.summary)
+      .bind_text_or_null(":uid", e.uid)
+      .bind_text_or_null(":parent_uid", e.parent_uid)
+      .bind_text_or_null(":call_id", call_id)
+      .bind(":is_sidechain", static_cast<int64_t>((e.flags & HELIX_EVENT_SIDECHAIN) != 0))
+      .bind_text_or_null(":model", e.model)
+      .bind(":source_id", cursor_.id)
+      .bind(":generation", cursor_.generation)
+      .bind(":source_offset", static_cast<int64_t>(e.source_offset))
+      .bind(":ordinal", static_cast<int64_t>(e.ordinal));
+  bind_pack_slice(insert, i);
+  insert.bind(":shadowed", static_cast<int64_t>(shadow_[i]));
+  insert.run();
+  if (db_.changes() > 0) return true;
+  st.bad_position->bind(1, cursor_.id)
+      .bind(2, cursor_.generation)
+      .bind(3, static_cast<int64_t>(e.source_offset))
+      .bind(4, fmt::format("adapter emitted a second event at offset {} ordinal {}; dropped",
+                           e.source_offset, e.ordinal))
+      .bind(5, now_)
+      .run();
+  return false;
+}
+
+// Where event i's payload and text sit in its session's pack (NULL: it has none).
+void ChunkWriter::bind_pack_slice(Statement& insert, std::size_t i) const {
+  const auto& slice = packs_->slices[i];
+  auto pack = pack_ids_.find(batch_.events[i].session_id);
+  if (pack != pack_ids_.end())
+    insert.bind(":pack_id", pack->second);
+  else
+    insert.bind_null(":pack_id");
+  for (const char* column : {":payload_off", ":payload_len", ":text_off", ":text_len"})
+    insert.bind_null(column);
+  if (slice.payload_off >= 0)
+    insert.bind(":payload_off", slice.payload_off).bind(":payload_len", slice.payload_len);
+  if (slice.text_off >= 0)
+    insert.bind(":text_off", slice.text_off).bind(":text_len", slice.text_len);
+}
+
 void ChunkWriter::write_usage() {
   auto usage = db_.cached(R"sql(
     INSERT INTO usage (key, session_uid, source_id, is_sidechain, ts_ms, model, input_tokens,
       output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd,
-      source_offset)
+      source_offset, cache_creation_1h_tokens)
     VALUES (:key, :session_uid, :source_id, :is_sidechain, :ts_ms, :model, :input_tokens,
       :output_tokens, :cache_read_tokens, :cache_creation_tokens, :reasoning_tokens, :cost_usd,
-      :source_offset)
+      :source_offset, :cache_creation_1h_tokens)
     ON CONFLICT (key) DO UPDATE SET source_id = excluded.source_id, ts_ms = excluded.ts_ms,
       source_offset = excluded.source_offset,
       model = COALESCE(excluded.model, model), input_tokens = excluded.input_tokens,
       output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
       cache_creation_tokens = excluded.cache_creation_tokens,
+      cache_creation_1h_tokens = excluded.cache_creation_1h_tokens,
       reasoning_tokens = excluded.reasoning_tokens, cost_usd = excluded.cost_usd
     WHERE excluded.input_tokens + excluded.output_tokens + excluded.cache_read_tokens +
           excluded.cache_creation_tokens >
@@ -403,12 +436,30 @@ void ChunkWriter::write_usage() {
       "UPDATE usage SET session_uid = ?1, source_id = ?3, source_offset = ?4 WHERE key = ?2 "
       "AND session_uid IN (SELECT uid FROM sessions WHERE forked_from = ?1)");
   std::set<std::string> reclaimed;
+  // An agent's running total of what the session cost: the latest record of a key wins.
+  auto agent_total = db_.cached(R"sql(
+    INSERT INTO agent_costs (key, session_uid, source_id, source_offset, model, cost_usd)
+    VALUES (:key, :session_uid, :source_id, :source_offset, :model, :cost_usd)
+    ON CONFLICT (key) DO UPDATE SET session_uid = excluded.session_uid,
+      source_id = excluded.source_id, source_offset = excluded.source_offset,
+      model = excluded.model, cost_usd = excluded.cost_usd)sql");
   std::map<std::string, SessionUsageCounts> usage_counts;
   for (std::size_t i = 0; i < batch_.usage.size(); ++i) {
     const auto& u = batch_.usage[i];
     std::string key = u.key.empty() ? fmt::format("@{}:{}:{}:{}", cursor_.id, cursor_.generation,
                                                   u.source_offset, i)
                                     : prefix_ + u.key;
+    if (u.agent_total()) {
+      if (u.cost_usd < 0) continue;  // a total without a cost says nothing
+      agent_total->bind(":key", key)
+          .bind(":session_uid", prefix_ + u.session_id)
+          .bind(":source_id", cursor_.id)
+          .bind(":source_offset", static_cast<int64_t>(u.source_offset))
+          .bind_text_or_null(":model", u.model)
+          .bind(":cost_usd", u.cost_usd)
+          .run();
+      continue;
+    }
     usage->bind(":key", key)
         .bind(":session_uid", prefix_ + u.session_id)
         .bind(":source_id", cursor_.id)
@@ -427,7 +478,8 @@ void ChunkWriter::write_usage() {
       usage->bind(":cost_usd", u.cost_usd);
     else
       usage->bind_null(":cost_usd");
-    usage->bind(":source_offset", static_cast<int64_t>(u.source_offset));
+    usage->bind(":source_offset", static_cast<int64_t>(u.source_offset))
+        .bind(":cache_creation_1h_tokens", u.cache_creation_1h_tokens);
     SessionUsageCounts old;  // what the replaced row held, if the key has one
     stored_usage->bind(1, key);
     std::string held_by;
@@ -461,7 +513,12 @@ void ChunkWriter::write_usage() {
     ++stats_.usage_records;
   }
   count_chunk_usage(db_, usage_counts);
-  for (const auto& session : reclaimed) refresh_usage_totals(db_, session);
+  // Both sessions' digests and usage days follow the moved rows.
+  auto stale = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& session : reclaimed) {
+    refresh_usage_totals(db_, session);
+    stale->bind(1, now_).bind(2, session).run();
+  }
 }
 
 void ChunkWriter::refresh_forks() {

@@ -67,6 +67,13 @@ class ChunkWriter {
   void demote_fork_copies(const std::string& origin_uid, const std::string& uid, int64_t ordinal);
   // A session just learnt to be a fork: its visible copies of the origin's records go.
   void demote_copies_of_origin(const std::string& fork, const std::string& origin);
+  struct EventStatements;
+  EventStatements event_statements();
+  std::string tool_of(EventStatements& st, const std::string& uid, const EventRecord& e,
+                      const std::string& call_id);
+  bool insert_event(EventStatements& st, std::size_t i, const std::string& uid, int64_t seq,
+                    const std::string& tool, const std::string& call_id);
+  void bind_pack_slice(Statement& insert, std::size_t i) const;
 
   Database& db_;
   const SourceCursor& cursor_;

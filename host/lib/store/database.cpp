@@ -37,7 +37,8 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), named_(std::move(other.named_)) {
   other.stmt_ = nullptr;
 }
 
@@ -66,10 +67,13 @@ Statement& Statement::bind_text_or_null(int index, std::string_view text) {
 }
 
 int Statement::index_of(const char* name) const {
+  for (const auto& [known, index] : named_)
+    if (known == name) return index;
   const int index = sqlite3_bind_parameter_index(stmt_, name);
   if (index == 0)
-    throw std::logic_error(fmt::format("SQL statement has no parameter {}: {}", name,
-                                       sqlite3_sql(stmt_)));
+    throw std::logic_error(
+        fmt::format("SQL statement has no parameter {}: {}", name, sqlite3_sql(stmt_)));
+  named_.emplace_back(name, index);
   return index;
 }
 
@@ -153,7 +157,7 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
     exec(
         "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
         "PRAGMA synchronous = NORMAL");
-  close_on_failure.release();
+  (void)close_on_failure.release();  // disarmed: the connection stays open
 }
 
 Database::~Database() {

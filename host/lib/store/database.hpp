@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -32,7 +33,8 @@ class Statement {
   // Binds NULL for an empty string: for optional text columns.
   Statement& bind_text_or_null(int index, std::string_view text);
   // Named parameters (":name" in the SQL), for statements with more than a handful.
-  // Throws std::logic_error when the SQL has no parameter of that name.
+  // Throws std::logic_error when the SQL has no parameter of that name. Names are looked up
+  // once per statement and remembered by the name's address (string literals in practice).
   int index_of(const char* name) const;
   template <class T>
   Statement& bind(const char* name, T&& value) {
@@ -56,6 +58,7 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  mutable std::vector<std::pair<const char*, int>> named_;  // index_of's, by name address
 };
 
 class Database;

@@ -1,4 +1,7 @@
 #include "store/digest_store.hpp"
+#include "store/schema.hpp"
+
+#include "model/tool_kinds.hpp"
 
 #include "base/semver.hpp"
 
@@ -135,7 +138,7 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
   auto lease = store.database().cached(R"sql(
     SELECT key, COALESCE(model, ''), COALESCE(ts_ms, 0), source_offset, input_tokens,
       output_tokens, cache_read_tokens, cache_creation_tokens, reasoning_tokens, is_sidechain,
-      COALESCE(cost_usd, -1)
+      COALESCE(cost_usd, -1), cache_creation_1h_tokens
     FROM usage WHERE session_uid = ? ORDER BY COALESCE(ts_ms, 0), key)sql");
   Statement& st = *lease;
   st.bind(1, uid);
@@ -153,6 +156,7 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid) {
     u.reasoning_tokens = st.integer(8);
     u.is_sidechain = st.integer(9) != 0;
     u.cost_usd = st.real(10);
+    u.cache_creation_1h_tokens = st.integer(11);
     out.push_back(std::move(u));
   }
   return out;
@@ -194,75 +198,100 @@ std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
 
 namespace {
 
-// One usage_days row's values: a session's calls and tokens on one day with one model.
+// One usage_days row's values: a session's calls and tokens on one day with one model, what
+// the price book makes of them, and what the agent said they cost.
 struct UsageDay {
   int64_t calls = 0, input = 0, output = 0, cache_read = 0, cache_creation = 0, reasoning = 0;
-  std::optional<double> cost;  // from the primary digest; none when it names none
+  double cost = 0;                   // the priced calls, at the book's prices
+  std::optional<double> agent_cost;  // none when the agent reported no cost
+  int64_t unpriced = 0;              // tokens of calls the book has no price for
   bool operator==(const UsageDay&) const = default;
+  void add_agent_cost(double usd) { agent_cost = agent_cost.value_or(0) + usd; }
 };
 using UsageDays = std::map<std::pair<std::string, std::string>, UsageDay>;  // (day, model)
 
-UsageDay usage_day(const Statement& st, int first) {
-  UsageDay d;
-  d.calls = st.integer(first);
-  d.input = st.integer(first + 1);
-  d.output = st.integer(first + 2);
-  d.cache_read = st.integer(first + 3);
-  d.cache_creation = st.integer(first + 4);
-  d.reasoning = st.integer(first + 5);
-  if (!st.is_null(first + 6)) d.cost = st.real(first + 6);
-  return d;
-}
+// The day of a call: its own (UTC), else the session's first day.
+constexpr const char* kCallDay = R"sql(
+  COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
+           strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown'))sql";
 
 // The session's usage_days rows as its usage ledger (kept across eviction) gives them, so
-// never double counted. The day of a call without a time is the session's first day.
-UsageDays ledger_days(Database& db, const std::string& uid) {
-  auto st = db.cached(R"sql(
-    SELECT COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
-                    strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown'),
-      COALESCE(u.model, ''), COUNT(*), SUM(u.input_tokens), SUM(u.output_tokens),
-      SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), SUM(u.reasoning_tokens), NULL
-    FROM usage u JOIN sessions s ON s.uid = u.session_uid
-    WHERE u.session_uid = ? GROUP BY 1, 2)sql");
+// never double counted, each call priced with `book` (a call that names no model, with the
+// session's). An agent's running totals (agent_costs) go to the last day of their model.
+UsageDays ledger_days(Database& db, const std::string& uid, UsagePricer& prices) {
+  static const std::string calls_sql = fmt::format(R"sql(
+    SELECT {}, COALESCE(u.model, ''), COALESCE(s.model, ''), u.input_tokens, u.output_tokens,
+      u.cache_read_tokens, u.cache_creation_tokens, u.cache_creation_1h_tokens,
+      u.reasoning_tokens, u.cost_usd
+    FROM usage u JOIN sessions s ON s.uid = u.session_uid WHERE u.session_uid = ?)sql",
+                                                   kCallDay);
+  auto st = db.cached(calls_sql);
   st->bind(1, uid);
   UsageDays out;
-  while (st->step()) out[{st->text(0), st->text(1)}] = usage_day(*st, 2);
+  std::map<std::string, std::string> last_day;  // model -> its last day
+  while (st->step()) {
+    const std::string day = st->text(0), model = st->text(1);
+    UsageDay& d = out[{day, model}];
+    const CallTokens call{st->integer(3), st->integer(4), st->integer(5), st->integer(6),
+                          st->integer(7)};
+    ++d.calls;
+    d.input += call.input;
+    d.output += call.output;
+    d.cache_read += call.cache_read;
+    d.cache_creation += call.cache_write;
+    d.reasoning += st->integer(8);
+    if (!st->is_null(9)) d.add_agent_cost(st->real(9));
+    if (const ModelPrice* price = prices.find(model.empty() ? st->text(2) : model))
+      d.cost += price->cost(call);
+    else
+      d.unpriced += call.billed();
+    last_day[model] = std::max(last_day[model], day);
+  }
+  auto totals = db.cached(R"sql(
+    SELECT COALESCE(a.model, ''), a.cost_usd,
+      COALESCE(strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown')
+    FROM agent_costs a JOIN sessions s ON s.uid = a.session_uid WHERE a.session_uid = ?)sql");
+  totals->bind(1, uid);
+  while (totals->step()) {
+    const std::string model = totals->text(0);
+    std::string day;  // the model's last day, else the session's last, else its first
+    if (auto it = last_day.find(model); it != last_day.end())
+      day = it->second;
+    else
+      for (const auto& [m, d] : last_day) day = std::max(day, d);
+    out[{day.empty() ? totals->text(2) : day, model}].add_agent_cost(totals->real(1));
+  }
   return out;
 }
 
 UsageDays stored_days(Database& db, const std::string& uid) {
   auto st = db.cached(R"sql(
     SELECT day, model, calls, input_tokens, output_tokens, cache_read_tokens,
-      cache_creation_tokens, reasoning_tokens, cost_usd
+      cache_creation_tokens, reasoning_tokens, cost_usd, agent_cost_usd, unpriced_tokens
     FROM usage_days WHERE session_uid = ?)sql");
   st->bind(1, uid);
   UsageDays out;
-  while (st->step()) out[{st->text(0), st->text(1)}] = usage_day(*st, 2);
-  return out;
-}
-
-// The primary digest's costs (its usage_by_day) on the rows of `days` they name.
-void apply_costs(const boost::json::object& primary, UsageDays& days) {
-  const auto* by_day = primary.if_contains("usage_by_day");
-  if (!by_day || !by_day->is_array()) return;
-  for (const auto& v : by_day->get_array()) {
-    const auto* row = v.if_object();
-    if (!row) continue;
-    const auto* c = row->if_contains("cost_usd");
-    const auto* day = row->if_contains("day");
-    const auto* model = row->if_contains("model");
-    if (!c || !c->is_number() || !day || !day->is_string() || !model || !model->is_string())
-      continue;
-    auto it = days.find({std::string(day->get_string()), std::string(model->get_string())});
-    if (it != days.end()) it->second.cost = c->to_number<double>();
+  while (st->step()) {
+    UsageDay& d = out[{st->text(0), st->text(1)}];
+    d.calls = st->integer(2);
+    d.input = st->integer(3);
+    d.output = st->integer(4);
+    d.cache_read = st->integer(5);
+    d.cache_creation = st->integer(6);
+    d.reasoning = st->integer(7);
+    d.cost = st->is_null(8) ? 0 : st->real(8);
+    if (!st->is_null(9)) d.agent_cost = st->real(9);
+    d.unpriced = st->integer(10);
   }
+  return out;
 }
 
 // Brings the session's usage_days rows to `fresh`, writing only the rows that differ: the
 // rollup triggers then mark only the days whose totals changed, and a grown session's
-// earlier days are neither rewritten nor summed again.
-void write_usage_days(Database& db, const std::string& uid, const UsageDays& fresh) {
+// earlier days are neither rewritten nor summed again. The session row gets the totals.
+bool write_usage_days(Database& db, const std::string& uid, const UsageDays& fresh) {
   const UsageDays stored = stored_days(db, uid);
+  if (stored == fresh) return false;
   auto remove = db.cached("DELETE FROM usage_days WHERE session_uid = ? AND day = ? AND model = ?");
   for (const auto& [key, day] : stored)
     if (!fresh.count(key)) remove->bind(1, uid).bind(2, key.first).bind(3, key.second).run();
@@ -270,13 +299,19 @@ void write_usage_days(Database& db, const std::string& uid, const UsageDays& fre
   // OR IGNORE of the rollup triggers' own inserts.
   auto update = db.cached(R"sql(
     UPDATE usage_days SET calls = ?4, input_tokens = ?5, output_tokens = ?6,
-      cache_read_tokens = ?7, cache_creation_tokens = ?8, reasoning_tokens = ?9, cost_usd = ?10
+      cache_read_tokens = ?7, cache_creation_tokens = ?8, reasoning_tokens = ?9, cost_usd = ?10,
+      agent_cost_usd = ?11, unpriced_tokens = ?12
     WHERE session_uid = ?1 AND day = ?2 AND model = ?3)sql");
   auto insert = db.cached(R"sql(
     INSERT INTO usage_days (session_uid, day, model, calls, input_tokens, output_tokens,
-      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd, agent_cost_usd,
+      unpriced_tokens)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  UsageDay total;
   for (const auto& [key, day] : fresh) {
+    total.cost += day.cost;
+    total.unpriced += day.unpriced;
+    if (day.agent_cost) total.add_agent_cost(*day.agent_cost);
     auto it = stored.find(key);
     if (it != stored.end() && it->second == day) continue;
     Statement& put = it == stored.end() ? *insert : *update;
@@ -288,17 +323,63 @@ void write_usage_days(Database& db, const std::string& uid, const UsageDays& fre
         .bind(6, day.output)
         .bind(7, day.cache_read)
         .bind(8, day.cache_creation)
-        .bind(9, day.reasoning);
-    if (day.cost)
-      put.bind(10, *day.cost);
+        .bind(9, day.reasoning)
+        .bind(10, day.cost)
+        .bind(12, day.unpriced);
+    if (day.agent_cost)
+      put.bind(11, *day.agent_cost);
     else
-      put.bind_null(10);
+      put.bind_null(11);
     put.run();
   }
+  auto session = db.cached(
+      "UPDATE sessions SET cost_usd = ?, agent_cost_usd = ?, unpriced_tokens = ? WHERE uid = ?");
+  if (fresh.empty())
+    session->bind_null(1);
+  else
+    session->bind(1, total.cost);
+  if (total.agent_cost)
+    session->bind(2, *total.agent_cost);
+  else
+    session->bind_null(2);
+  session->bind(3, total.unpriced).bind(4, uid).run();
+  return true;
 }
 
-// The session fields the host keeps from the primary digest (its per-day costs go to
-// apply_costs).
+}  // namespace
+
+const ModelPrice* UsagePricer::find(const std::string& model) {
+  auto it = found_.find(model);
+  if (it == found_.end()) it = found_.emplace(model, book_.find(model)).first;
+  return it->second;
+}
+
+bool UsagePricer::price_session(Store& store, const std::string& uid) {
+  Database& db = store.database();
+  return write_usage_days(db, uid, ledger_days(db, uid, *this));
+}
+
+namespace {
+
+// The session's tool calls, and the agent-plumbing ones among them, from its visible events.
+void count_tool_calls(Database& db, const std::string& uid) {
+  auto st = db.cached(R"sql(
+    SELECT COALESCE(tool, ''), COUNT(*) FROM events WHERE session_uid = ? AND shadowed = 0
+      AND kind IN ('tool_call', 'test_run', 'edit') GROUP BY 1)sql");
+  st->bind(1, uid);
+  int64_t calls = 0, infra = 0;
+  while (st->step()) {
+    calls += st->integer(1);
+    if (is_infra_tool(st->text(0))) infra += st->integer(1);
+  }
+  db.cached("UPDATE sessions SET tool_calls = ?, infra_tool_calls = ? WHERE uid = ?")
+      ->bind(1, calls)
+      .bind(2, infra)
+      .bind(3, uid)
+      .run();
+}
+
+// The session fields the host keeps from the primary digest: its outcome and task_ref.
 void apply_primary(Database& db, const std::string& uid, const boost::json::object& o) {
   auto text = [&](const char* key) -> std::string {
     auto* v = o.if_contains(key);
@@ -369,24 +450,26 @@ void flush_digests(Database& db) {
 }
 
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
-                   const std::optional<std::string>& primary_json, int64_t now_ms) {
+                   const std::optional<std::string>& primary_json, int64_t now_ms,
+                   UsagePricer& prices) {
   auto& db = store.database();
   const bool own_transaction = !db.in_transaction();
   Savepoint tx(db);  // its own transaction, or a part of the digest pass's batch
   stage_digests(db, uid, fresh, now_ms);
-  UsageDays days = ledger_days(db, uid);
-  auto analyzed_lease = db.cached("UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ?");
+  auto analyzed_lease = db.cached(
+      "UPDATE sessions SET analyzed_at_ms = ? WHERE uid = ? RETURNING evicted_at_ms IS NULL");
   Statement& analyzed = *analyzed_lease;
-  analyzed.bind(1, now_ms).bind(2, uid).run();
+  analyzed.bind(1, now_ms).bind(2, uid);
+  // An evicted session keeps the counts of its events from before eviction.
+  const bool kept = analyzed.step() && analyzed.integer(0) != 0;
+  analyzed.reset();
+  if (kept) count_tool_calls(db, uid);
   if (primary_json) {
     boost::system::error_code ec;
     auto doc = boost::json::parse(*primary_json, ec);
-    if (!ec && doc.is_object()) {
-      apply_primary(db, uid, doc.get_object());
-      apply_costs(doc.get_object(), days);
-    }
+    if (!ec && doc.is_object()) apply_primary(db, uid, doc.get_object());
   }
-  write_usage_days(db, uid, days);
+  prices.price_session(store, uid);
   if (own_transaction) flush_digests(db);
   tx.release();
 }
@@ -411,22 +494,26 @@ std::vector<DigestRow> session_digests(Store& store, const std::string& uid) {
 
 void refresh_usage_rollup(Store& store) {
   Database& db = store.database();
-  Transaction tx(db);
+  Savepoint tx(db);  // its own transaction, or a part of the caller's
   db.exec(R"sql(
     DELETE FROM usage_rollup WHERE day IN (SELECT day FROM usage_rollup_stale);
     INSERT INTO usage_rollup (day, model, flavor, calls, input_tokens, output_tokens,
-      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd)
+      cache_read_tokens, cache_creation_tokens, reasoning_tokens, cost_usd, agent_cost_usd,
+      unpriced_tokens)
     SELECT d.day, d.model, s.flavor, SUM(d.calls), SUM(d.input_tokens), SUM(d.output_tokens),
       SUM(d.cache_read_tokens), SUM(d.cache_creation_tokens), SUM(d.reasoning_tokens),
-      TOTAL(d.cost_usd)
+      TOTAL(d.cost_usd), SUM(d.agent_cost_usd), SUM(d.unpriced_tokens)
     FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
     WHERE d.day IN (SELECT day FROM usage_rollup_stale)
     GROUP BY d.day, d.model, s.flavor;
     DELETE FROM usage_rollup_stale;)sql");
-  tx.commit();
+  tx.release();
 }
 
 namespace {
+
+// Costs priced by the host (schema 12): agent costs and unpriced tokens are there.
+bool host_costs(Database& db) { return user_version(db) >= 12; }
 
 // The rollup is current when it exists (a read-only open does not migrate an older store) and
 // no day awaits a refresh (the digest pass refreshes at its end; a crash may leave some).
@@ -465,18 +552,23 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
   auto& db = store.database();
   const bool from_rollup = source == UsageSource::rollup_when_current &&
                            *key->second.rollup != '\0' && rollup_current(db);
+  // Read-only commands do not migrate: a store older than 12 has no agent costs or unpriced
+  // tokens.
+  const char* extra = !host_costs(db) ? "NULL, 0"
+                      : from_rollup   ? "SUM(agent_cost_usd), SUM(unpriced_tokens)"
+                                      : "SUM(d.agent_cost_usd), SUM(d.unpriced_tokens)";
   auto st = db.prepare(from_rollup ? fmt::format(R"sql(
     SELECT {0}, SUM(input_tokens), SUM(output_tokens), SUM(cache_creation_tokens),
-      SUM(cache_read_tokens), SUM(reasoning_tokens), SUM(calls), TOTAL(cost_usd)
+      SUM(cache_read_tokens), SUM(reasoning_tokens), SUM(calls), TOTAL(cost_usd), {1}
     FROM usage_rollup
     WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
-                                                 key->second.rollup)
+                                                 key->second.rollup, extra)
                                    : fmt::format(R"sql(
     SELECT {0}, SUM(d.input_tokens), SUM(d.output_tokens), SUM(d.cache_creation_tokens),
-      SUM(d.cache_read_tokens), SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
+      SUM(d.cache_read_tokens), SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd), {1}
     FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
     WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
-                                                 key->second.joined));
+                                                 key->second.joined, extra));
   st.bind(1, since_day).bind(2, flavor);
   std::vector<UsageLine> out;
   while (st.step()) {
@@ -489,8 +581,82 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
     l.reasoning_tokens = st.integer(5);
     l.calls = st.integer(6);
     l.cost_usd = st.real(7);
+    if (!st.is_null(8)) l.agent_cost_usd = st.real(8);
+    l.unpriced_tokens = st.integer(9);
     out.push_back(std::move(l));
   }
+  return out;
+}
+
+std::vector<UnpricedModel> unpriced_models(Store& store, const std::string& since_day,
+                                           const std::string& flavor) {
+  require_tier2(store);
+  auto& db = store.database();
+  if (!host_costs(db)) return {};
+  auto st = db.prepare(rollup_current(db) ? R"sql(
+    SELECT model, SUM(unpriced_tokens) FROM usage_rollup
+    WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) AND unpriced_tokens > 0
+    GROUP BY 1 ORDER BY 2 DESC, 1)sql"
+                                          : R"sql(
+    SELECT d.model, SUM(d.unpriced_tokens) FROM usage_days d
+    JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) AND d.unpriced_tokens > 0
+    GROUP BY 1 ORDER BY 2 DESC, 1)sql");
+  st.bind(1, since_day).bind(2, flavor);
+  std::vector<UnpricedModel> out;
+  while (st.step()) out.push_back({st.text(0), st.integer(1)});
+  return out;
+}
+
+std::vector<UsageDayCost> session_usage_days(Store& store, const std::string& uid) {
+  if (!host_costs(store.database())) return {};
+  auto st = store.database().cached(
+      "SELECT day, model, COALESCE(cost_usd, 0), agent_cost_usd FROM usage_days "
+      "WHERE session_uid = ? ORDER BY day, model");
+  st->bind(1, uid);
+  std::vector<UsageDayCost> out;
+  while (st->step()) {
+    UsageDayCost d{st->text(0), st->text(1), st->real(2), std::nullopt};
+    if (!st->is_null(3)) d.agent_cost_usd = st->real(3);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<UsageCell> usage_cells(Store& store, const std::string& since_day,
+                                   const std::string& until_day) {
+  require_tier2(store);
+  auto st = store.database().prepare(R"sql(
+    SELECT d.day, d.model, s.flavor, COALESCE(s.repo, ''), SUM(d.input_tokens),
+      SUM(d.output_tokens), SUM(d.cache_creation_tokens), SUM(d.cache_read_tokens),
+      SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd)
+    FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
+    WHERE d.day >= ?1 AND (?2 = '' OR d.day <= ?2)
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4)sql");
+  st.bind(1, since_day).bind(2, until_day);
+  std::vector<UsageCell> out;
+  while (st.step()) {
+    UsageCell c{st.text(0), st.text(1), st.text(2), st.text(3), {}};
+    c.totals.input_tokens = st.integer(4);
+    c.totals.output_tokens = st.integer(5);
+    c.totals.cache_creation_tokens = st.integer(6);
+    c.totals.cache_read_tokens = st.integer(7);
+    c.totals.reasoning_tokens = st.integer(8);
+    c.totals.calls = st.integer(9);
+    c.totals.cost_usd = st.real(10);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<UnpricedModel> session_unpriced_models(Store& store, const std::string& uid) {
+  if (!host_costs(store.database())) return {};
+  auto st = store.database().cached(R"sql(
+    SELECT model, SUM(unpriced_tokens) FROM usage_days
+    WHERE session_uid = ? AND unpriced_tokens > 0 GROUP BY 1 ORDER BY 2 DESC, 1)sql");
+  st->bind(1, uid);
+  std::vector<UnpricedModel> out;
+  while (st->step()) out.push_back({st->text(0), st->integer(1)});
   return out;
 }
 

@@ -2,6 +2,7 @@
 // the digest runner and the digest, env and usage commands need.
 #pragma once
 
+#include "pricing/price_book.hpp"
 #include "store/store.hpp"
 
 #include <chrono>
@@ -62,16 +63,34 @@ std::vector<StoredUsage> session_usage(Store& store, const std::string& uid);
 std::optional<DigestRow> find_digest(Store& store, const std::string& uid,
                                      const std::string& digester);
 
+// Prices sessions' usage with a price book: rebuilds a session's usage_days rows from its usage
+// ledger (tokens, their cost at the book's prices, what the agent said they cost, the tokens
+// no price covers) and the session row's totals, writing only what changed. Each model name is
+// looked up once.
+class UsagePricer {
+ public:
+  explicit UsagePricer(const PriceBook& book) : book_(book) {}
+  const PriceBook& book() const { return book_; }
+  const ModelPrice* find(const std::string& model);
+  // True when a row of the session changed.
+  bool price_session(Store& store, const std::string& uid);
+
+ private:
+  const PriceBook& book_;
+  std::map<std::string, const ModelPrice*> found_;
+};
+
 // Replaces the session's digests by `fresh` (one per digester, with their states), rebuilds its
-// usage_days rows from the usage ledger with costs from `primary` (the primary digester's
-// digest, fresh or stored), and sets analyzed_at, outcome and task_ref (from `primary`), all or
-// nothing: a transaction of its own, or a savepoint in the caller's (the digest pass's batch).
-// Inside the caller's transaction the digest rows are staged, and reach `digests` (and the
-// search index, by trigger) when the caller runs flush_digests before it commits: FTS5 writes
-// a new index segment at the end of every statement that changes it, which cost a sixth of
-// the digest pass when each session's digests were a statement of their own.
+// usage_days rows from the usage ledger priced by `prices`, and sets analyzed_at, outcome and
+// task_ref (from `primary`, the primary digester's digest, fresh or stored), all or nothing: a
+// transaction of its own, or a savepoint in the caller's (the digest pass's batch). Inside the
+// caller's transaction the digest rows are staged, and reach `digests` (and the search index, by
+// trigger) when the caller runs flush_digests before it commits: FTS5 writes a new index segment at
+// the end of every statement that changes it, which cost a sixth of the digest pass when each
+// session's digests were a statement of their own.
 void write_digests(Store& store, const std::string& uid, const std::vector<DigestRow>& fresh,
-                   const std::optional<std::string>& primary_json, int64_t now_ms);
+                   const std::optional<std::string>& primary_json, int64_t now_ms,
+                   UsagePricer& prices);
 
 // Moves the digests write_digests staged in this transaction into `digests`, in one statement.
 void flush_digests(Database& db);
@@ -120,7 +139,8 @@ class DigestWriteBatch {
 std::vector<DigestRow> session_digests(Store& store, const std::string& uid);
 
 // Recomputes the usage_rollup rows of the days usage_days triggers marked stale, from
-// usage_days, and clears the marks, in one transaction. The digest pass calls it at its end.
+// usage_days, and clears the marks, all or nothing (within the caller's transaction, if any).
+// The digest pass calls it at its end.
 void refresh_usage_rollup(Store& store);
 
 // Where usage_report reads: usage_rollup when it answers the grouping and no day is stale
@@ -134,15 +154,69 @@ struct UsageLine {
   std::string key;
   int64_t input_tokens = 0, output_tokens = 0, cache_creation_tokens = 0, cache_read_tokens = 0,
           reasoning_tokens = 0, calls = 0;
-  double cost_usd = 0;
+  double cost_usd = 0;                   // at the price book's prices
+  std::optional<double> agent_cost_usd;  // what the agents reported; none when none did
+  int64_t unpriced_tokens = 0;           // tokens of calls the price book cannot price
+  // Adds another line's figures (the key stays).
+  UsageLine& operator+=(const UsageLine& l) {
+    input_tokens += l.input_tokens;
+    output_tokens += l.output_tokens;
+    cache_creation_tokens += l.cache_creation_tokens;
+    cache_read_tokens += l.cache_read_tokens;
+    reasoning_tokens += l.reasoning_tokens;
+    calls += l.calls;
+    cost_usd += l.cost_usd;
+    if (l.agent_cost_usd) agent_cost_usd = agent_cost_usd.value_or(0) + *l.agent_cost_usd;
+    unpriced_tokens += l.unpriced_tokens;
+    return *this;
+  }
 };
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
                                     UsageSource source = UsageSource::rollup_when_current);
 
+// A model the price book has no price for, and the tokens of its calls (input, output, cache
+// reads and writes) that no cost covers.
+struct UnpricedModel {
+  std::string model;  // "" when the records name none
+  int64_t tokens = 0;
+};
+
+// The unpriced models of the days and flavor usage_report reads, most tokens first.
+std::vector<UnpricedModel> unpriced_models(Store& store, const std::string& since_day,
+                                           const std::string& flavor);
+
+// A session's cost on one day with one model (its usage_days row).
+struct UsageDayCost {
+  std::string day, model;
+  double cost_usd = 0;
+  std::optional<double> agent_cost_usd;
+};
+std::vector<UsageDayCost> session_usage_days(Store& store, const std::string& uid);
+
+// The unpriced models of one session, most tokens first.
+std::vector<UnpricedModel> session_unpriced_models(Store& store, const std::string& uid);
+
+// usage_days summed per (day, model, flavor, repo), for days from `since_day` to `until_day`
+// (YYYY-MM-DD, inclusive; "" = open): what reports group and filter further (by repository
+// scope, by day and flavor) without a query per grouping.
+struct UsageCell {
+  std::string day, model, flavor, repo;
+  UsageLine totals;  // key unused
+};
+std::vector<UsageCell> usage_cells(Store& store, const std::string& since_day,
+                                   const std::string& until_day);
+
 // The Tier 2 tables, for the status size measurement and for documentation.
-inline constexpr const char* kTier2Tables[] = {
-    "digests",         "usage_days",         "usage", "usage_rollup", "usage_rollup_stale",
-    "digest_coverage", "digest_seen_records"};
+inline constexpr const char* kTier2Tables[] = {"digests",
+                                               "usage_days",
+                                               "usage",
+                                               "usage_rollup",
+                                               "usage_rollup_stale",
+                                               "digest_coverage",
+                                               "digest_seen_records",
+                                               "agent_costs",
+                                               "imported_prices",
+                                               "pricing_state"};
 
 }  // namespace helix

@@ -426,13 +426,58 @@ DROP INDEX events_source;
 PRAGMA incremental_vacuum;
 )sql";
 
-// Version 12. Forks and what search reads. sessions.forked_from names the session a fork copied
+// Version 12 (Tier 2). Costs are the host's: usage_days.cost_usd is priced from the usage
+// ledger with the price book (built in, plus files imported into imported_prices), not taken
+// from a digest, and is recomputed whenever the book changes (pricing_state names the book
+// the stored costs were computed with; empty: not yet). usage_days, usage_rollup and sessions
+// also keep the tokens no price covered and what the agents reported they cost themselves:
+// per call (usage.cost_usd) and as running totals (agent_costs, e.g. Claude Code's cost-state
+// records; the latest record per key wins). usage.cache_creation_1h_tokens is the 1-hour part
+// of cache_creation_tokens, billed at its own rate. sessions.tool_calls and infra_tool_calls
+// count the session's tool calls (and the agent-plumbing ones among them) when it is digested,
+// so that `env` needs no digester's histogram and still has them after eviction.
+constexpr const char* kSchemaV12HostPricing = R"sql(
+ALTER TABLE usage ADD COLUMN cache_creation_1h_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_days ADD COLUMN agent_cost_usd REAL;                 -- NULL: none reported
+ALTER TABLE usage_days ADD COLUMN unpriced_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage_rollup ADD COLUMN agent_cost_usd REAL;               -- SUM(): NULL if none
+ALTER TABLE usage_rollup ADD COLUMN unpriced_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN cost_usd REAL;                         -- NULL without usage
+ALTER TABLE sessions ADD COLUMN agent_cost_usd REAL;
+ALTER TABLE sessions ADD COLUMN unpriced_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN tool_calls INTEGER;        -- counted when digested: kept at
+ALTER TABLE sessions ADD COLUMN infra_tool_calls INTEGER;  -- eviction, for HELIX_INFRA_OVERHEAD_SHARE
+CREATE TABLE agent_costs (
+  key           TEXT PRIMARY KEY,      -- <flavor>:<adapter key>
+  session_uid   TEXT    NOT NULL,
+  source_id     INTEGER NOT NULL,
+  source_offset INTEGER NOT NULL,
+  model         TEXT,
+  cost_usd      REAL    NOT NULL
+);
+CREATE INDEX agent_costs_session ON agent_costs(session_uid);
+CREATE INDEX agent_costs_source ON agent_costs(source_id);
+CREATE TABLE imported_prices (
+  id             INTEGER PRIMARY KEY CHECK (id = 1),
+  source         TEXT    NOT NULL,   -- the files imported, for people
+  imported_at_ms INTEGER NOT NULL,
+  litellm_json   TEXT    NOT NULL    -- their entries the host reads, LiteLLM's format
+);
+CREATE TABLE pricing_state (
+  id             INTEGER PRIMARY KEY CHECK (id = 1),
+  fingerprint    TEXT    NOT NULL,   -- PriceBook::fingerprint() in hex
+  source         TEXT    NOT NULL,
+  priced_at_ms   INTEGER NOT NULL
+);
+)sql";
+
+// Version 13. Forks and what search reads. sessions.forked_from names the session a fork copied
 // its conversation from (the fork's copies of the origin's records are its shadows), with an
 // index to find an origin's forks. Search also indexes lifecycle events that carry a text (a
 // compaction's summary, a subagent's description) and tool results delivered as a user turn
 // (role user: a background task's notification), so the view, its delete trigger and the index
 // are rebuilt for the wider set.
-constexpr const char* kSchemaV12ForksAndSearch = R"sql(
+constexpr const char* kSchemaV13ForksAndSearch = R"sql(
 ALTER TABLE sessions ADD COLUMN forked_from TEXT;
 CREATE INDEX sessions_forks ON sessions(forked_from) WHERE forked_from IS NOT NULL;
 DROP TRIGGER search_events_forget;
@@ -471,7 +516,8 @@ constexpr Migration kMigrations[] = {
     {9, kSchemaV9GrowthCoverage},
     {10, kSchemaV10UsageRollup},
     {11, kSchemaV11SessionCounters},
-    {12, kSchemaV12ForksAndSearch},
+    {12, kSchemaV12HostPricing},
+    {13, kSchemaV13ForksAndSearch},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

@@ -16,7 +16,7 @@ namespace {
 
 // One event's indexed text is capped: a pasted log or a whole written file adds little to
 // recall and much to the index.
-constexpr std::size_t kMaxIndexedBytes = 32 * 1024;
+constexpr std::size_t kMaxIndexedBytes = std::size_t{32} * 1024;
 constexpr std::size_t kTitleChars = 80;
 
 std::string_view capped(std::string_view text) {

@@ -223,6 +223,7 @@ void Store::delete_source_rows(int64_t source_id) {
   uncount_source_rows(db_, source_id);
   for (const char* sql :
        {"DELETE FROM events WHERE source_id = ?", "DELETE FROM usage WHERE source_id = ?",
+        "DELETE FROM agent_costs WHERE source_id = ?",
         "DELETE FROM payload_packs WHERE source_id = ?", "DELETE FROM warnings WHERE source_id = ?",
         "DELETE FROM session_redactions WHERE source_id = ?"}) {
     auto st = db_.cached(sql);

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -88,7 +89,15 @@ class Store {
   void for_each_session(const SessionFilter& filter,
                         const std::function<void(const SessionRow&)>& visit);
   std::optional<SessionRow> session(const std::string& uid);
+  // The sessions an id a person or an agent typed names: the uid itself when it exists, else
+  // every session whose uid ("claude:b95b…") or native id ("b95b…") starts with `id`, at most
+  // `limit` of them in uid order.
+  std::vector<SessionRow> sessions_by_id(std::string_view id, std::size_t limit);
   std::vector<EventRow> events(const std::string& uid, bool with_bodies);
+  // The texts of some of a session's visible events, by seq (seqs without a text are absent);
+  // each pack is decompressed once.
+  std::map<int64_t, std::string> event_texts(const std::string& uid,
+                                             const std::vector<int64_t>& seqs);
   // The session's visible events in seq order with their texts, one at a time: only the pack
   // of the current event is held decompressed, so memory does not grow with the session.
   void for_each_event(const std::string& uid, const EventFilter& filter,

@@ -29,7 +29,8 @@ constexpr const char* kCountedListing = R"sql(
       s.evicted_at_ms, s.schema_version, s.event_count, s.user_msg_count, s.retry_count,
       s.source_bytes, s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
       s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title,
-      s.forked_from
+      s.cost_usd, s.agent_cost_usd, s.unpriced_tokens, COALESCE(s.tool_calls, 0),
+      COALESCE(s.infra_tool_calls, 0), s.forked_from
     FROM sessions s
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
@@ -51,7 +52,7 @@ constexpr const char* kUncountedListing = R"sql(
       (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
          (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
       u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title,
-      NULL
+      NULL, NULL, 0, 0, 0, NULL
     FROM sessions s
     LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
                  SUM(cache_read_tokens) AS cache_read,
@@ -80,7 +81,12 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
                            const std::function<void(const SessionRow&)>& visit) {
   // Schema 11 keeps the counts and usage sums in the session's row; a read-only command on an
   // older store counts them from the rows (seconds at 100,000 sessions).
-  std::string sql = user_version(db_) >= 11 ? kCountedListing : kUncountedListing;
+  const int version = user_version(db_);
+  std::string sql = version >= 11 ? kCountedListing : kUncountedListing;
+  if (version == 11)  // read-only, before host-priced costs (schema 12)
+    sql.replace(sql.find("s.cost_usd, s.agent_cost_usd, s.unpriced_tokens"), 47, "NULL, NULL, 0")
+        .replace(sql.find("COALESCE(s.tool_calls, 0)"), 25, "0")
+        .replace(sql.find("COALESCE(s.infra_tool_calls, 0)"), 31, "0");
   // One session: plain `= ?4` terms, so that both lookups use their index (an `OR` with the
   // empty case would make each lookup scan every session and every usage row: the digest pass
   // does one lookup per session).
@@ -92,7 +98,7 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
     probe->step();
     if (probe->integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
   }
-  if (user_version(db_) < 12 && sql.find("s.forked_from") != std::string::npos)
+  if (user_version(db_) < 13 && sql.find("s.forked_from") != std::string::npos)
     sql.replace(sql.find("s.forked_from"), 13, "NULL");  // read-only: not migrated
   auto lease = db_.cached(sql);  // the digest pass looks up one session at a time
   Statement& st = *lease;
@@ -131,11 +137,16 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
                        &r.usage.reasoning_tokens};
     for (int i = 0; i < 16; ++i) *ints[i] = q.integer(14 + i);
     r.usage.cost_usd = q.real(30);
+    if (!q.is_null(32)) r.cost_usd = q.real(32);
+    if (!q.is_null(33)) r.agent_cost_usd = q.real(33);
+    r.unpriced_tokens = q.integer(34);
+    r.tool_calls = q.integer(35);
+    r.infra_tool_calls = q.integer(36);
     if (r.title.empty()) {  // the agent gave none: the one derived from the first prompt
       r.title = q.text(31);
       r.title_derived = !r.title.empty();
     }
-    r.forked_from = q.text(32);
+    r.forked_from = q.text(37);
     if (redactions) {
       Statement& count = **redactions;
       count.bind(1, r.uid);
@@ -152,6 +163,57 @@ std::optional<SessionRow> Store::session(const std::string& uid) {
   std::optional<SessionRow> found;
   query_sessions(SessionFilter{}, uid, [&](const SessionRow& r) { found = r; });
   return found;
+}
+
+std::vector<SessionRow> Store::sessions_by_id(std::string_view id, std::size_t limit) {
+  std::vector<SessionRow> out;
+  if (id.empty()) return out;
+  if (auto exact = session(std::string(id))) {
+    out.push_back(std::move(*exact));
+    return out;
+  }
+  // GLOB is case-sensitive, as ids are, and uses the uid index for the uid prefix; its special
+  // characters in the id are matched literally through a one-character class.
+  std::string pattern;
+  for (char c : id)
+    pattern += (c == '*' || c == '?' || c == '[') ? std::string{'[', c, ']'} : std::string{c};
+  pattern += '*';
+  auto st = db_.prepare(R"sql(
+    SELECT uid FROM sessions WHERE uid GLOB ?1 OR native_id GLOB ?1 ORDER BY uid LIMIT ?2)sql");
+  st.bind(1, pattern).bind(2, static_cast<int64_t>(limit));
+  std::vector<std::string> uids;
+  while (st.step()) uids.push_back(st.text(0));
+  for (const auto& uid : uids)
+    if (auto row = session(uid)) out.push_back(std::move(*row));
+  return out;
+}
+
+std::map<int64_t, std::string> Store::event_texts(const std::string& uid,
+                                                  const std::vector<int64_t>& seqs) {
+  auto where = db_.cached(R"sql(
+    SELECT pack_id, text_off, text_len FROM events
+    WHERE session_uid = ? AND seq = ? AND shadowed = 0 AND pack_id IS NOT NULL
+      AND text_off IS NOT NULL)sql");
+  auto pack = db_.cached("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
+  std::map<int64_t, std::string> packs, out;
+  for (int64_t seq : seqs) {
+    where->bind(1, uid).bind(2, seq);
+    if (where->step()) {
+      const int64_t pack_id = where->integer(0), off = where->integer(1), len = where->integer(2);
+      auto it = packs.find(pack_id);
+      if (it == packs.end()) {
+        pack->bind(1, pack_id);
+        std::string raw =
+            pack->step() ? decompress(pack->blob(1), pack->integer(0)) : std::string();
+        pack->reset();
+        it = packs.emplace(pack_id, std::move(raw)).first;
+      }
+      if (off >= 0 && off + len <= static_cast<int64_t>(it->second.size()))
+        out[seq] = it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+    }
+    where->reset();
+  }
+  return out;
 }
 
 std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
@@ -304,7 +366,8 @@ int64_t measured_tier2_bytes(Store& store) {
   Database& db = store.database();
   // The usage ledger is Tier 2: one small row per model call, kept with the digests.
   return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events', 'usage',
-      'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records')
+      'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records',
+      'agent_costs', 'imported_prices', 'pricing_state')
       OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
 }
 }  // namespace helix

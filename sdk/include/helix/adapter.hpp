@@ -1,18 +1,23 @@
 // helix/adapter.hpp: header-only C++ wrapper for writing an adapter plugin in one class.
 //
 // Derive from helix::Adapter, override probe() and parse_line() (or parse_document()), and
-// declare the plugin with HELIX_ADAPTER_PLUGIN. The macro generates the C entry point and the
-// function table; every trampoline is noexcept and turns exceptions into HELIX_ERROR, so no
-// C++ exception or type crosses the ABI. This header compiles into the plugin, not the host.
+// declare the plugin with HELIX_ADAPTER (named fields, C++20) or HELIX_ADAPTER_PLUGIN
+// (positional, C++17). The macro generates the C entry point and the function table; every
+// trampoline is noexcept and turns exceptions into HELIX_ERROR (or, per line, into a warning),
+// so no C++ exception or type crosses the ABI. This header compiles into the plugin, not the
+// host.
 #pragma once
 
 #include <helix/helix_plugin.h>
 
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace helix {
 
@@ -21,34 +26,65 @@ inline std::string_view from_c(helix_str s) noexcept {
   return s.ptr ? std::string_view(s.ptr, s.len) : std::string_view();
 }
 
+// A string view that refuses temporaries: `e.summary = make_summary(line);` does not compile,
+// because the returned std::string would die before the host copies the event. Keep such a
+// string in a named local that outlives the emit call, or in ctx.keep(), which holds it until
+// parse() returns.
+class Text : public std::string_view {
+ public:
+  constexpr Text() noexcept = default;
+  constexpr Text(const char* s) noexcept : std::string_view(s ? std::string_view(s) : "") {}
+  constexpr Text(std::string_view s) noexcept : std::string_view(s) {}
+  Text(const std::string& s) noexcept : std::string_view(s) {}
+  Text(std::string&&) = delete;  // a temporary would dangle: name it, or use ctx.keep()
+};
+
+// The event kinds of the normalized schema (HELIX_EVENT_KINDS of helix_plugin.h).
+namespace kind {
+inline constexpr const char* user_msg = HELIX_EVENT_KIND_USER_MSG;
+inline constexpr const char* assistant_msg = HELIX_EVENT_KIND_ASSISTANT_MSG;
+inline constexpr const char* thinking = HELIX_EVENT_KIND_THINKING;
+inline constexpr const char* tool_call = HELIX_EVENT_KIND_TOOL_CALL;
+inline constexpr const char* tool_result = HELIX_EVENT_KIND_TOOL_RESULT;
+inline constexpr const char* error = HELIX_EVENT_KIND_ERROR;
+inline constexpr const char* test_run = HELIX_EVENT_KIND_TEST_RUN;
+inline constexpr const char* edit = HELIX_EVENT_KIND_EDIT;
+inline constexpr const char* retry = HELIX_EVENT_KIND_RETRY;
+inline constexpr const char* human_intervention = HELIX_EVENT_KIND_HUMAN_INTERVENTION;
+inline constexpr const char* decision = HELIX_EVENT_KIND_DECISION;
+inline constexpr const char* lifecycle = HELIX_EVENT_KIND_LIFECYCLE;
+inline constexpr const char* completion = HELIX_EVENT_KIND_COMPLETION;
+inline constexpr const char* other = HELIX_EVENT_KIND_OTHER;
+}  // namespace kind
+
 // C++ views of the ABI records. Members are views: the caller keeps the bytes alive until the
 // emit call returns (the host copies them).
 struct Session {
-  std::string_view native_id{}, parent_native_id{}, cwd{}, git_branch{}, model{}, title{},
-      agent_version{};
+  Text native_id{}, parent_native_id{}, cwd{}, git_branch{}, model{}, title{}, agent_version{};
   int64_t started_at_ms = 0, ended_at_ms = 0;
-  std::string_view forked_from_native_id{};  // ABI 1.3
+  Text forked_from_native_id{};  // ABI 1.3
 };
 
 struct Event {
-  std::string_view session_id;
+  Text session_id{};
   uint64_t source_offset = 0;
   uint32_t ordinal = 0;
   uint32_t flags = 0;
   int64_t ts_ms = 0;
-  std::string_view kind{}, role{}, tool{}, uid{}, parent_uid{}, call_id{}, summary{}, text{},
-      payload{}, model{};
+  Text kind{}, role{}, tool{}, uid{}, parent_uid{}, call_id{}, summary{}, text{}, payload{},
+      model{};
 };
 
 struct Usage {
-  std::string_view session_id{}, key{};
+  Text session_id{}, key{};
   uint64_t source_offset = 0;
   uint32_t flags = 0;
   int64_t ts_ms = 0;
-  std::string_view model{};
+  Text model{};
   int64_t input_tokens = 0, output_tokens = 0, cache_read_tokens = 0, cache_creation_tokens = 0,
           reasoning_tokens = 0;
   double cost_usd = -1;
+  int64_t cache_creation_1h_tokens = 0;  // the 1-hour part of cache_creation_tokens (ABI 1.3)
 };
 
 struct Probe {
@@ -63,6 +99,13 @@ struct Probe {
   }
 };
 
+// Thrown from parse_line() when the adapter cannot go on with the source at all: unlike any
+// other exception (a warning for that line), it fails the whole call with its message.
+class ParseFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Everything parse code talks to: the input and the host's emit callbacks.
 class ParseContext {
  public:
@@ -75,6 +118,9 @@ class ParseContext {
   std::string_view data() const { return from_c(in_->data); }
   // State saved by this adapter with the previous committed chunk of this source.
   std::string_view state() const { return from_c(in_->state); }
+
+  // Holds `s` until parse() returns and gives a view of it: for text built on the fly.
+  Text keep(std::string s) const { return std::string_view(kept_.emplace_back(std::move(s))); }
 
   void session(const Session& s) const {
     helix_session c{};
@@ -128,6 +174,7 @@ class ParseContext {
     c.cache_creation_tokens = u.cache_creation_tokens;
     c.reasoning_tokens = u.reasoning_tokens;
     c.cost_usd = u.cost_usd;
+    c.cache_creation_1h_tokens = u.cache_creation_1h_tokens;
     emit_->usage(call_, &c);
   }
 
@@ -141,7 +188,80 @@ class ParseContext {
   helix_call* call_;
   const helix_parse_input* in_;
   const helix_emit_api* emit_;
+  mutable std::deque<std::string> kept_;  // a deque never moves what it holds
 };
+
+// One native record turned into events: every event it emits shares the record's session,
+// offset, time, flags, uid, parent_uid, payload and model, and gets the next ordinal (0, 1, ...)
+// unless it is given one.
+class RecordEmitter {
+ public:
+  // `record` holds what the record's events share; its kind, ordinal and texts are not used.
+  RecordEmitter(const ParseContext& ctx, const Event& record) : ctx_(ctx), record_(record) {}
+
+  // An event of this record with the record's fields filled in.
+  Event event(Text kind, Text role = {}) const {
+    Event e = record_;
+    e.kind = kind;
+    e.role = role;
+    e.summary = e.text = {};
+    return e;
+  }
+  // Emits `e` with the next ordinal; what `e` leaves empty comes from the record. The offset
+  // is always the record's.
+  void emit(Event e) { emit(e, next_ordinal_++); }
+  // The same with a given ordinal (a content block's index, or one derived from a uid).
+  void emit(Event e, uint32_t ordinal) {
+    e.source_offset = record_.source_offset;
+    e.ordinal = ordinal;
+    if (e.session_id.empty()) e.session_id = record_.session_id;
+    if (e.ts_ms == 0) e.ts_ms = record_.ts_ms;
+    if (e.flags == 0) e.flags = record_.flags;
+    if (e.uid.empty()) e.uid = record_.uid;
+    if (e.parent_uid.empty()) e.parent_uid = record_.parent_uid;
+    if (e.payload.empty()) e.payload = record_.payload;
+    if (e.model.empty()) e.model = record_.model;
+    ctx_.event(e);
+    ++emitted_;
+  }
+  // How many events this record gave so far.
+  uint32_t emitted() const { return emitted_; }
+  const Event& record() const { return record_; }
+
+ private:
+  const ParseContext& ctx_;
+  Event record_;
+  uint32_t next_ordinal_ = 0;
+  uint32_t emitted_ = 0;
+};
+
+// Calls `on_line(line, offset)` for each non-empty line of a LINES chunk (without '\n' or a
+// trailing '\r'). An exception from one line becomes an `adapter_exception` warning at its
+// offset and the next line goes on; only ParseFailure fails the whole call. Events the line
+// emitted before it threw are kept.
+template <class OnLine>
+void for_each_line(const ParseContext& ctx, OnLine&& on_line) {
+  const std::string_view data = ctx.data();
+  std::size_t pos = 0;
+  while (pos < data.size()) {
+    std::size_t end = data.find('\n', pos);
+    if (end == std::string_view::npos) end = data.size();
+    std::string_view line = data.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const uint64_t offset = ctx.base_offset() + pos;
+    pos = end + 1;
+    if (line.empty()) continue;
+    try {
+      on_line(line, offset);
+    } catch (const ParseFailure&) {
+      throw;
+    } catch (const std::exception& e) {
+      ctx.warn(offset, "adapter_exception", e.what());
+    } catch (...) {
+      ctx.warn(offset, "adapter_exception", "the adapter threw a non-standard exception");
+    }
+  }
+}
 
 // Base class of an adapter. One instance serves one thread at a time.
 class Adapter {
@@ -151,29 +271,63 @@ class Adapter {
   // The adapter's section of the host configuration, as a JSON object.
   virtual void configure(std::string_view /*config_json*/) {}
 
-  // 0 = not mine, 50 = possible, 80 = likely, 100 = certain. Pure function of its input.
+  // 0 = not mine, 50 = possible, 80 = likely, 100 = certain. Pure function of its input. An
+  // exception is reported by the host as this plugin's failed probe.
   virtual int probe(const Probe& probe) = 0;
 
-  // Default: LINES sources are split into lines (without '\n' or a trailing '\r'; blank lines
-  // skipped) and handed to parse_line(); DOCUMENT sources go to parse_document().
+  // Default: LINES sources are split into lines (for_each_line: per-line exception isolation)
+  // and handed to parse_line(); DOCUMENT sources go to parse_document(), where an exception
+  // fails the call, so a torn document keeps what the host stored from the last good one.
   virtual void parse(ParseContext& ctx) {
     if (ctx.layout() == HELIX_LAYOUT_DOCUMENT) return parse_document(ctx, ctx.data());
-    std::string_view data = ctx.data();
-    std::size_t pos = 0;
-    while (pos < data.size()) {
-      std::size_t end = data.find('\n', pos);
-      if (end == std::string_view::npos) end = data.size();
-      std::string_view line = data.substr(pos, end - pos);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (!line.empty()) parse_line(ctx, line, ctx.base_offset() + pos);
-      pos = end + 1;
-    }
+    for_each_line(ctx,
+                  [&](std::string_view line, uint64_t offset) { parse_line(ctx, line, offset); });
   }
 
   virtual void parse_line(ParseContext& /*ctx*/, std::string_view /*line*/, uint64_t /*offset*/) {}
   virtual void parse_document(ParseContext& ctx, std::string_view doc) {
     parse_line(ctx, doc, ctx.base_offset());
   }
+};
+
+// Builds the helix.resume/1 extension: the agent's command, each "{session_id}" replaced.
+constexpr helix_resume_ext resume_command(const char* agent, const char* const* argv,
+                                          uint32_t flags = HELIX_RESUME_IN_CWD) {
+  return helix_resume_ext{sizeof(helix_resume_ext), flags, agent, argv, nullptr};
+}
+// ... or says why this adapter's sessions cannot be resumed.
+constexpr helix_resume_ext resume_refused(const char* agent, const char* refusal) {
+  return helix_resume_ext{sizeof(helix_resume_ext), 0, agent, nullptr, refusal};
+}
+
+// The hook event's keys (helix.hook/1); the lists end in nullptr.
+struct HookEvents {
+  const char* const* session_id_keys = nullptr;
+  const char* const* transcript_keys = nullptr;
+  const char* const* event_name_keys = nullptr;
+  const char* flavor_env = nullptr;
+  const char* const* companion_files = nullptr;
+  uint32_t id_chars_in_file_names = 0;
+};
+constexpr helix_hook_ext hook_events(const HookEvents& h) {
+  return helix_hook_ext{sizeof(helix_hook_ext),  h.session_id_keys, h.transcript_keys,
+                        h.event_name_keys,       h.flavor_env,      h.companion_files,
+                        h.id_chars_in_file_names};
+}
+
+// What HELIX_ADAPTER declares. roots: const char* const[] ending in nullptr ("~/" = home);
+// patterns: helix_source_pattern[] ending in {nullptr, 0}. The extensions are optional.
+struct AdapterInfo {
+  const char* name = nullptr;
+  const char* version = nullptr;
+  const char* description = nullptr;
+  const char* flavor = nullptr;
+  const char* root_env = nullptr;
+  const char* const* roots = nullptr;
+  const helix_source_pattern* patterns = nullptr;
+  const helix_resume_ext* resume = nullptr;  // helix.resume/1 (resume_command/resume_refused)
+  const helix_hook_ext* hook = nullptr;      // helix.hook/1 (hook_events)
+  const char* reparse_below = nullptr;       // helix.reparse/1: re-parse what older versions did
 };
 
 namespace detail {
@@ -185,6 +339,24 @@ struct AdapterHandle {
 
 inline void report(const helix_host_api* host, helix_call* call, const char* what) noexcept {
   if (host && host->set_error) host->set_error(call, helix_str{what, std::strlen(what)});
+}
+
+inline bool same_id(const char* a, const char* b) noexcept {
+  return a && b && std::strcmp(a, b) == 0;
+}
+
+// The extension `id` of an adapter declared with `info`; `reparse` is info.reparse_below as
+// the C struct.
+inline const void* adapter_extension(const AdapterInfo& info, const helix_reparse_ext& reparse,
+                                     const char* id) noexcept {
+  if (same_id(id, HELIX_EXT_RESUME)) return info.resume;
+  if (same_id(id, HELIX_EXT_HOOK)) return info.hook;
+  if (same_id(id, HELIX_EXT_REPARSE) && info.reparse_below) return &reparse;
+  return nullptr;
+}
+
+constexpr helix_reparse_ext reparse_ext(const AdapterInfo& info) {
+  return helix_reparse_ext{sizeof(helix_reparse_ext), info.reparse_below};
 }
 
 template <class T>
@@ -221,7 +393,7 @@ struct AdapterGlue {
       int score = reinterpret_cast<AdapterHandle*>(a)->adapter->probe(p);
       return score < 0 ? 0 : (score > 100 ? 100 : score);
     } catch (...) {
-      return 0;
+      return HELIX_PROBE_FAILED;
     }
   }
 
@@ -239,28 +411,65 @@ struct AdapterGlue {
     }
     return HELIX_ERROR;
   }
+
+  static constexpr helix_adapter_vtable table(const AdapterInfo& info,
+                                              const void* (*get_extension)(const char*)) {
+    return helix_adapter_vtable{sizeof(helix_adapter_vtable),
+                                info.flavor,
+                                info.root_env,
+                                info.roots,
+                                info.patterns,
+                                &create,
+                                &destroy,
+                                &probe,
+                                &parse,
+                                get_extension};
+  }
 };
+
+// An adapter needs nothing beyond ABI 1.0 from its host: the table's later members are
+// optional, and the glue reads the host's inputs only within their struct_size.
+constexpr uint32_t kAdapterNeedsMinor = 0;
+
+constexpr helix_plugin_descriptor adapter_descriptor(const AdapterInfo& info,
+                                                     const helix_adapter_vtable* table) {
+  return helix_plugin_descriptor{HELIX_ABI_MAJOR,
+                                 kAdapterNeedsMinor,
+                                 sizeof(helix_plugin_descriptor),
+                                 HELIX_KIND_ADAPTER,
+                                 info.name,
+                                 info.version,
+                                 info.description,
+                                 table};
+}
 
 }  // namespace detail
 }  // namespace helix
 
-// Declares the plugin: the class, its identity, where its sources live.
+// Declares the plugin with named fields (C++20 designated initializers), e.g.
+//   HELIX_ADAPTER(MyAdapter, .name = "myagent", .version = "0.1.0", .description = "...",
+//                 .flavor = "myagent", .root_env = "MYAGENT_HOME", .roots = kRoots,
+//                 .patterns = kPatterns, .resume = &kResume)
+// Its descriptor states the ABI minor the plugin needs (0: any 1.x host loads it).
+#define HELIX_ADAPTER(Class, ...)                                                                 \
+  static constexpr ::helix::AdapterInfo helix_adapter_info{__VA_ARGS__};                          \
+  static constexpr helix_reparse_ext helix_adapter_reparse_ext =                                  \
+      ::helix::detail::reparse_ext(helix_adapter_info);                                           \
+  static const void* helix_adapter_get_extension(const char* id) noexcept {                       \
+    return ::helix::detail::adapter_extension(helix_adapter_info, helix_adapter_reparse_ext, id); \
+  }                                                                                               \
+  static constexpr helix_adapter_vtable helix_adapter_vtable_instance =                           \
+      ::helix::detail::AdapterGlue<Class>::table(helix_adapter_info,                              \
+                                                 &helix_adapter_get_extension);                   \
+  static constexpr helix_plugin_descriptor helix_plugin_descriptor_instance =                     \
+      ::helix::detail::adapter_descriptor(helix_adapter_info, &helix_adapter_vtable_instance);    \
+  extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) { \
+    return &helix_plugin_descriptor_instance;                                                     \
+  }
+
+// The positional form of HELIX_ADAPTER (C++17), kept for plugins written before it:
 //   roots:    static const char* const[] ending in nullptr ("~/" = home)
 //   patterns: static const helix_source_pattern[] ending in {nullptr, 0}
 #define HELIX_ADAPTER_PLUGIN(Class, name, version, description, flavor, root_env, roots, patterns) \
-  static const helix_adapter_vtable helix_adapter_vtable_instance = {                              \
-      sizeof(helix_adapter_vtable),                                                                \
-      flavor,                                                                                      \
-      root_env,                                                                                    \
-      roots,                                                                                       \
-      patterns,                                                                                    \
-      &::helix::detail::AdapterGlue<Class>::create,                                                \
-      &::helix::detail::AdapterGlue<Class>::destroy,                                               \
-      &::helix::detail::AdapterGlue<Class>::probe,                                                 \
-      &::helix::detail::AdapterGlue<Class>::parse};                                                \
-  static const helix_plugin_descriptor helix_plugin_descriptor_instance = {                        \
-      HELIX_ABI_MAJOR, HELIX_ABI_MINOR, sizeof(helix_plugin_descriptor), HELIX_KIND_ADAPTER, name, \
-      version,         description,     &helix_adapter_vtable_instance};                           \
-  extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) {  \
-    return &helix_plugin_descriptor_instance;                                                      \
-  }
+  HELIX_ADAPTER(                                                                                   \
+      Class, ::helix::AdapterInfo{name, version, description, flavor, root_env, roots, patterns})

@@ -1,13 +1,13 @@
-// helix/digester.hpp: header-only C++ wrapper for writing a digester plugin in one class (ABI 1.2).
+// helix/digester.hpp: header-only C++ wrapper for writing a digester plugin in one class (ABI 1.3).
 //
 // Derive from helix::Digester, override begin(), event(), optionally usage(), and end() (which
-// returns the digest as a JSON object), and declare the plugin with HELIX_DIGESTER_PLUGIN. The
-// macro generates the C entry point and the function table; every trampoline is noexcept, and an
-// exception thrown while a session streams in becomes that session's HELIX_ERROR at
-// end_session, so no C++ exception or type crosses the ABI. The record views (helix::Event,
-// helix::Usage) are those of helix/adapter.hpp. A digester that overrides save_state() and
-// resume() is given only the new events of a grown session, and can fold the growth of one
-// whose raw events were evicted.
+// returns the digest as a JSON object), and declare the plugin with HELIX_DIGESTER (or the
+// positional HELIX_DIGESTER_PLUGIN). The macro generates the C entry point and the function table;
+// every trampoline is noexcept, and an exception thrown while a session streams in becomes that
+// session's HELIX_ERROR at end_session, so no C++ exception or type crosses the ABI. The record
+// views (helix::Event, helix::Usage) are those of helix/adapter.hpp. A digester that overrides
+// save_state() and resume() is given only the new events of a grown session, and can fold the
+// growth of one whose raw events were evicted.
 #pragma once
 
 #include <helix/adapter.hpp>
@@ -186,6 +186,8 @@ struct DigesterGlue {
       v.cache_creation_tokens = u->cache_creation_tokens;
       v.reasoning_tokens = u->reasoning_tokens;
       v.cost_usd = u->cost_usd;
+      if (u->struct_size >= offsetof(helix_usage, cache_creation_1h_tokens) + sizeof(int64_t))
+        v.cache_creation_1h_tokens = u->cache_creation_1h_tokens;  // a 1.3 host or newer
       digester.usage(v);
     });
   }
@@ -218,27 +220,61 @@ struct DigesterGlue {
 }  // namespace detail
 }  // namespace helix
 
-// Declares the digester plugin: the class and its identity. The plugin's version is semantic:
-// raising its major version makes the host re-digest every session.
-#define HELIX_DIGESTER_PLUGIN(Class, name, version, description)                                  \
-  static const helix_digester_vtable helix_digester_vtable_instance = {                           \
-      sizeof(helix_digester_vtable),                                                              \
-      &::helix::detail::DigesterGlue<Class>::create,                                              \
-      &::helix::detail::DigesterGlue<Class>::destroy,                                             \
-      &::helix::detail::DigesterGlue<Class>::begin_session,                                       \
-      &::helix::detail::DigesterGlue<Class>::event,                                               \
-      &::helix::detail::DigesterGlue<Class>::usage,                                               \
-      &::helix::detail::DigesterGlue<Class>::end_session,                                         \
-      ::helix::detail::DigesterGlue<Class>::resume_entry};                                        \
-  static const helix_plugin_descriptor                                                            \
-      helix_plugin_descriptor_instance = {HELIX_ABI_MAJOR,                                        \
-                                          HELIX_ABI_MINOR,                                        \
-                                          sizeof(helix_plugin_descriptor),                        \
-                                          HELIX_KIND_DIGESTER,                                    \
-                                          name,                                                   \
-                                          version,                                                \
-                                          description,                                            \
-                                          &helix_digester_vtable_instance};                       \
+// What HELIX_DIGESTER declares. The version is semantic: raising its major version makes the host
+// re-digest every session.
+namespace helix {
+struct DigesterInfo {
+  const char* name = nullptr;
+  const char* version = nullptr;
+  const char* description = nullptr;
+};
+namespace detail {
+template <class T>
+constexpr helix_digester_vtable digester_table() {
+  using Glue = DigesterGlue<T>;
+  return helix_digester_vtable{sizeof(helix_digester_vtable),
+                               &Glue::create,
+                               &Glue::destroy,
+                               &Glue::begin_session,
+                               &Glue::event,
+                               &Glue::usage,
+                               &Glue::end_session,
+                               Glue::resume_entry,
+                               nullptr /* no digester extensions yet */};
+}
+// The minor a digester needs: digesters came with ABI 1.1, resume_session with 1.2.
+template <class T>
+constexpr uint32_t digester_needs_minor() {
+  return DigesterGlue<T>::resume_entry ? 2 : 1;
+}
+template <class T>
+constexpr helix_plugin_descriptor digester_descriptor(const DigesterInfo& info,
+                                                      const helix_digester_vtable* table) {
+  return helix_plugin_descriptor{HELIX_ABI_MAJOR,
+                                 digester_needs_minor<T>(),
+                                 sizeof(helix_plugin_descriptor),
+                                 HELIX_KIND_DIGESTER,
+                                 info.name,
+                                 info.version,
+                                 info.description,
+                                 table};
+}
+}  // namespace detail
+}  // namespace helix
+
+// Declares the digester plugin with named fields (C++20), e.g.
+//   HELIX_DIGESTER(Counter, .name = "counter", .version = "1.0.0", .description = "...")
+#define HELIX_DIGESTER(Class, ...)                                                                \
+  static constexpr ::helix::DigesterInfo helix_digester_info{__VA_ARGS__};                        \
+  static constexpr helix_digester_vtable helix_digester_vtable_instance =                         \
+      ::helix::detail::digester_table<Class>();                                                   \
+  static constexpr helix_plugin_descriptor helix_plugin_descriptor_instance =                     \
+      ::helix::detail::digester_descriptor<Class>(helix_digester_info,                            \
+                                                  &helix_digester_vtable_instance);               \
   extern "C" HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t, uint32_t) { \
     return &helix_plugin_descriptor_instance;                                                     \
   }
+
+// The positional form of HELIX_DIGESTER (C++17), kept for plugins written before it.
+#define HELIX_DIGESTER_PLUGIN(Class, name, version, description) \
+  HELIX_DIGESTER(Class, ::helix::DigesterInfo{name, version, description})

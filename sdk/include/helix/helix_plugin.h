@@ -5,10 +5,13 @@
  * function tables declared here.
  *
  * Versioning. HELIX_ABI_MAJOR changes only when an existing member changes meaning or
- * position; HELIX_ABI_MINOR grows when members are appended. The host accepts a plugin iff
- * plugin major == host major and plugin minor <= host minor. Every struct that crosses the
- * boundary starts with `struct_size`; a reader uses only members that lie inside it and treats
- * the rest as zero. Members are only ever appended at the end of a struct, within a major.
+ * position; HELIX_ABI_MINOR grew (up to 1.3) when members were appended. A descriptor states the
+ * minor the plugin NEEDS (not the header it was compiled with); the host accepts a plugin iff
+ * plugin major == host major and that minor <= host minor. Every struct that crosses the
+ * boundary carries `struct_size`; a reader uses only members that lie inside it and treats the
+ * rest as zero, and refuses a struct smaller than its first version (HELIX_*_SIZE_1_0 below).
+ * Since ABI 1.3 the structs are frozen: new capabilities are extensions, looked up by id through
+ * get_extension() on the host API and on each plugin table (see "Extensions").
  *
  * Ownership (the rules, then OWNERSHIP notes on each pointer):
  *  1. Nothing allocated on one side is freed on the other. No C++ type or exception crosses.
@@ -63,8 +66,42 @@ typedef int32_t helix_status;
 #define HELIX_LAYOUT_LINES 1    /* append-only JSONL: complete lines from the committed offset */
 #define HELIX_LAYOUT_DOCUMENT 2 /* one document, re-read whole and replaced when it changes */
 
+/* Event kinds (helix_event.kind). Host and plugins share these spellings; HELIX_EVENT_KINDS(X)
+ * expands X(kind) for each, e.g. to build a list. */
+#define HELIX_EVENT_KIND_USER_MSG "user_msg"
+#define HELIX_EVENT_KIND_ASSISTANT_MSG "assistant_msg"
+#define HELIX_EVENT_KIND_THINKING "thinking"
+#define HELIX_EVENT_KIND_TOOL_CALL "tool_call"
+#define HELIX_EVENT_KIND_TOOL_RESULT "tool_result"
+#define HELIX_EVENT_KIND_ERROR "error"
+#define HELIX_EVENT_KIND_TEST_RUN "test_run"
+#define HELIX_EVENT_KIND_EDIT "edit"
+#define HELIX_EVENT_KIND_RETRY "retry"
+#define HELIX_EVENT_KIND_HUMAN_INTERVENTION "human_intervention"
+#define HELIX_EVENT_KIND_DECISION "decision"
+#define HELIX_EVENT_KIND_LIFECYCLE "lifecycle"
+#define HELIX_EVENT_KIND_COMPLETION "completion"
+#define HELIX_EVENT_KIND_OTHER "other"
+#define HELIX_EVENT_KINDS(X)                                                                   \
+  X(HELIX_EVENT_KIND_USER_MSG)                                                                 \
+  X(HELIX_EVENT_KIND_ASSISTANT_MSG) X(HELIX_EVENT_KIND_THINKING) X(HELIX_EVENT_KIND_TOOL_CALL) \
+      X(HELIX_EVENT_KIND_TOOL_RESULT) X(HELIX_EVENT_KIND_ERROR) X(HELIX_EVENT_KIND_TEST_RUN)   \
+          X(HELIX_EVENT_KIND_EDIT) X(HELIX_EVENT_KIND_RETRY)                                   \
+              X(HELIX_EVENT_KIND_HUMAN_INTERVENTION) X(HELIX_EVENT_KIND_DECISION)              \
+                  X(HELIX_EVENT_KIND_LIFECYCLE) X(HELIX_EVENT_KIND_COMPLETION)                 \
+                      X(HELIX_EVENT_KIND_OTHER)
+
+/* probe() result of a probe that failed (the C++ glue returns it when probe() throws); since
+ * ABI 1.3 the host reports it as a warning naming the plugin, older hosts read it as 0. */
+#define HELIX_PROBE_FAILED (-1)
+
 /* Event flags. */
 #define HELIX_EVENT_SIDECHAIN 1u /* belongs to a subagent/sidechain conversation */
+/* Usage flag (ABI 1.3): not a model call but the agent's own running total of what the session
+ * cost so far (e.g. Claude Code's cost-state records), in cost_usd, per key; the host keeps the
+ * latest record of each key, shows it beside its own priced cost, and counts no tokens or call
+ * for it. Older hosts take it for a call without tokens. */
+#define HELIX_USAGE_AGENT_TOTAL 2u
 
 /* Opaque host context of one call. OWNERSHIP: host-owned, valid only during that call. */
 typedef struct helix_call helix_call;
@@ -78,6 +115,9 @@ typedef struct helix_host_api {
   uint32_t abi_minor;
   /* Sets the message explaining a HELIX_ERROR return; the host copies `message`. */
   void (*set_error)(helix_call* call, helix_str message);
+  /* ABI 1.3 (read struct_size first): the host's extension `id` ("helix.<name>/<rev>"), or NULL
+   * when it has none of that id. OWNERSHIP: host-owned, valid until destroy(). */
+  const void* (*get_extension)(const struct helix_host_api* host, const char* id);
 } helix_host_api;
 
 /* ---- Records an adapter emits ------------------------------------------------------------ */
@@ -103,9 +143,9 @@ typedef struct helix_session {
   helix_str forked_from_native_id;
 } helix_session;
 
-/* One normalized SessionEvent. `kind` is one of: user_msg, assistant_msg, thinking, tool_call,
- * tool_result, error, test_run, edit, retry, human_intervention, decision, lifecycle,
- * completion, other ("other" keeps records of types the adapter does not map, e.g. new ones).
+/* One normalized SessionEvent. `kind` is one of HELIX_EVENT_KINDS: user_msg, assistant_msg,
+ * thinking, tool_call, tool_result, error, test_run, edit, retry, human_intervention, decision,
+ * lifecycle, completion, other ("other" keeps records of types the adapter does not map).
  * Identity: (source, source_offset, ordinal) is unique; a record re-read after a crash is
  * stored once. Events with a `uid` are also unique per (session, uid, ordinal), so a record
  * copied into several files (resumes, rewrites) is stored once, first copy wins. */
@@ -139,7 +179,7 @@ typedef struct helix_usage {
                            + requestId). Records with equal keys are one call: the host keeps
                            the one with the largest total. Empty = this record is unique. */
   uint64_t source_offset;
-  uint32_t flags; /* HELIX_EVENT_SIDECHAIN */
+  uint32_t flags; /* HELIX_EVENT_SIDECHAIN, HELIX_USAGE_AGENT_TOTAL */
   int64_t ts_ms;
   helix_str model;
   int64_t input_tokens;
@@ -148,6 +188,9 @@ typedef struct helix_usage {
   int64_t cache_creation_tokens;
   int64_t reasoning_tokens;
   double cost_usd; /* cost reported by the agent itself; negative = not reported */
+  /* ABI 1.3 (read struct_size first): the part of cache_creation_tokens written to the 1-hour
+   * cache, billed at its own rate (Claude's usage.cache_creation.ephemeral_1h_input_tokens). */
+  int64_t cache_creation_1h_tokens;
 } helix_usage;
 
 /* Callbacks an adapter calls during parse(). OWNERSHIP: host-owned, valid during the call;
@@ -205,9 +248,14 @@ typedef struct helix_adapter_vtable {
    * 80 likely, 100 certain. The highest score claims the source for good. */
   int32_t (*probe)(helix_adapter* adapter, const helix_probe_input* input);
   /* Turns bytes into records through `emit`. Bad records are reported with warn() and skipped;
-   * HELIX_ERROR means the adapter cannot go on with this source at all. */
+   * HELIX_ERROR means the adapter cannot go on with this source at all. A DOCUMENT that does
+   * not parse as a whole (torn by a writer that rewrites it in place) must return HELIX_ERROR:
+   * the host then keeps what it stored from the last complete parse and retries. */
   helix_status (*parse)(helix_adapter* adapter, helix_call* call, const helix_parse_input* input,
                         const helix_emit_api* emit);
+  /* ABI 1.3 (read struct_size first; may be NULL): the adapter's extension `id`, or NULL.
+   * OWNERSHIP: static data of the plugin, like the table itself. */
+  const void* (*get_extension)(const char* id);
 } helix_adapter_vtable;
 
 /* ---- Digester plugins (ABI 1.1) ----------------------------------------------------------- */
@@ -283,11 +331,17 @@ typedef struct helix_digester_vtable {
    * duration of the call. */
   helix_status (*resume_session)(helix_digester* digester, helix_call* call,
                                  const helix_digest_session* session, helix_str state);
+  /* ABI 1.3 (read struct_size first; may be NULL): the digester's extension `id`, or NULL.
+   * OWNERSHIP: static data of the plugin. */
+  const void* (*get_extension)(const char* id);
 } helix_digester_vtable;
 
 /* ---- The entry point ---------------------------------------------------------------------- */
 
-/* Frozen prefix: abi_major, abi_minor, struct_size and kind never move. */
+/* Frozen prefix: abi_major, abi_minor, struct_size and kind never move. abi_minor is the
+ * lowest minor whose host can run the plugin: 0 for an adapter, 1 for a digester, 2 for one
+ * with resume_session. A hand-written plugin may also answer with the host_abi_minor it is
+ * passed (when it supports that host); the C++ glue stamps what the plugin uses. */
 typedef struct helix_plugin_descriptor {
   uint32_t abi_major;
   uint32_t abi_minor;
@@ -301,6 +355,73 @@ typedef struct helix_plugin_descriptor {
 } helix_plugin_descriptor;
 
 #define HELIX_ENTRY_SYMBOL "helix_plugin_query"
+
+/* ---- Sizes of the first version of each struct ------------------------------------------- */
+
+/* A reader refuses (tables, descriptor) or drops (records) a struct whose struct_size is smaller
+ * than its first version, and zero-fills what lies beyond a larger one's struct_size. */
+#define HELIX_SIZE_THROUGH(type, member) (offsetof(type, member) + sizeof(((type*)0)->member))
+#define HELIX_HOST_API_SIZE_1_0 HELIX_SIZE_THROUGH(helix_host_api, set_error)
+#define HELIX_SESSION_SIZE_1_0 HELIX_SIZE_THROUGH(helix_session, ended_at_ms)
+#define HELIX_EVENT_SIZE_1_0 HELIX_SIZE_THROUGH(helix_event, model)
+#define HELIX_USAGE_SIZE_1_0 HELIX_SIZE_THROUGH(helix_usage, cost_usd)
+#define HELIX_EMIT_API_SIZE_1_0 HELIX_SIZE_THROUGH(helix_emit_api, save_state)
+#define HELIX_PROBE_INPUT_SIZE_1_0 HELIX_SIZE_THROUGH(helix_probe_input, size)
+#define HELIX_PARSE_INPUT_SIZE_1_0 HELIX_SIZE_THROUGH(helix_parse_input, state)
+#define HELIX_ADAPTER_VTABLE_SIZE_1_0 HELIX_SIZE_THROUGH(helix_adapter_vtable, parse)
+#define HELIX_DESCRIPTOR_SIZE_1_0 HELIX_SIZE_THROUGH(helix_plugin_descriptor, vtable)
+#define HELIX_DIGEST_SESSION_SIZE_1_1 HELIX_SIZE_THROUGH(helix_digest_session, ended_at_ms)
+#define HELIX_DIGEST_API_SIZE_1_1 HELIX_SIZE_THROUGH(helix_digest_api, result)
+#define HELIX_DIGESTER_VTABLE_SIZE_1_1 HELIX_SIZE_THROUGH(helix_digester_vtable, end_session)
+
+/* ---- Extensions (ABI 1.3) ----------------------------------------------------------------- */
+
+/* Capabilities beyond the frozen structs, the way CLAP adds them: get_extension(id) returns a
+ * struct of the id's own, or NULL. An id reads "helix.<name>/<rev>"; a new revision is a new id
+ * (and may be a different struct), so a plugin can offer several revisions and each side uses
+ * the newest it knows. Each extension struct starts with struct_size, read like the others. */
+
+/* How the agent resumes one of this adapter's sessions: `helix-host resume` prints the command.
+ * Without it (or with argv NULL) the host says it cannot resume the flavor. */
+#define HELIX_EXT_RESUME "helix.resume/1"
+#define HELIX_RESUME_IN_CWD 1u        /* run in the session's cwd, which must be known and exist */
+#define HELIX_RESUME_NOT_SUBAGENTS 2u /* a subagent session (one with a parent) cannot be */
+typedef struct helix_resume_ext {
+  uint32_t struct_size;
+  uint32_t flags;    /* HELIX_RESUME_* */
+  const char* agent; /* the agent's name for messages, e.g. "Claude Code" */
+  /* The command, NULL-terminated; each "{session_id}" in a word becomes the native session id.
+   * NULL = this adapter's sessions cannot be resumed; `refusal` says why. */
+  const char* const* argv;
+  const char* refusal;
+} helix_resume_ext;
+
+/* What `helix-host hook <flavor>` reads from the agent's hook event (a JSON object) to find the
+ * session's sources. Without it the host reads session_id/sessionId, transcript_path/
+ * transcriptPath and hook_event_name/hookEventName. Key lists are NULL-terminated. */
+#define HELIX_EXT_HOOK "helix.hook/1"
+typedef struct helix_hook_ext {
+  uint32_t struct_size;
+  const char* const* session_id_keys; /* keys holding the native session id, first found wins */
+  const char* const* transcript_keys; /* keys holding the transcript's path; may be NULL */
+  const char* const* event_name_keys; /* keys naming the hook event, for the log; may be NULL */
+  /* When this environment variable is set, a hook run for any flavor is this flavor's (Grok Build
+   * runs Claude Code's hooks and sets GROK_HOOK_EVENT). NULL = none. */
+  const char* flavor_env;
+  /* File names beside a session's own directory that are ingested with it. May be NULL. */
+  const char* const* companion_files;
+  /* Source file names hold only the first N characters of the session id (0 = all of it). */
+  uint32_t id_chars_in_file_names;
+} helix_hook_ext;
+
+/* When the adapter's parse output changes with its version. A source last parsed by a plugin
+ * version below `reparse_below` (semantic version) is parsed again from its start on the next
+ * sweep, its stored events and usage replaced. Without it, a new version parses only new data. */
+#define HELIX_EXT_REPARSE "helix.reparse/1"
+typedef struct helix_reparse_ext {
+  uint32_t struct_size;
+  const char* reparse_below;
+} helix_reparse_ext;
 
 /* The one required export. Returns static storage valid while the library is loaded.
  * OWNERSHIP: static, plugin-owned. */

@@ -23,7 +23,7 @@ class LineParser {
  public:
   // Deep enough for real transcripts, shallow enough to bound the parser's stack.
   static constexpr std::size_t kMaxDepth = 512;
-  static constexpr std::size_t kArenaBytes = 64 * 1024;
+  static constexpr std::size_t kArenaBytes = std::size_t{64} * 1024;
 
   LineParser()
       : arena_buffer_(new unsigned char[kArenaBytes]),
@@ -189,20 +189,20 @@ inline int64_t iso8601_ms(std::string_view s) {
   if (pos < s.size() && s[pos] == '.') {
     int scale = 100;
     for (++pos; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos, scale /= 10)
-      ms += (s[pos] - '0') * scale;
+      ms += int64_t{s[pos] - '0'} * scale;
   }
   int64_t offset_s = 0;
   if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     int oh = 0, om = 0;
     if (!digits(pos + 1, 2, oh) || !digits(pos + 4, 2, om)) return 0;
-    offset_s = (oh * 3600 + om * 60) * (s[pos] == '+' ? 1 : -1);
+    offset_s = (int64_t{oh} * 3600 + int64_t{om} * 60) * (s[pos] == '+' ? 1 : -1);
   }
   static constexpr int kMonthDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   if (mo < 1 || mo > 12 || d < 1 || d > kMonthDays[mo - 1] || (mo == 2 && d == 29 && !leap))
     return 0;
   const int64_t days = days_from_civil(y, mo, d);
-  return ((days * 86400 + h * 3600 + mi * 60 + se) - offset_s) * 1000 + ms;
+  return ((days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + se) - offset_s) * 1000 + ms;
 }
 
 }  // namespace helix::json

@@ -1,0 +1,49 @@
+// helix-host mcp: the Model Context Protocol server on stdin and stdout (see mcp/server.hpp).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "app/repository.hpp"
+#include "base/clock.hpp"
+#include "cli/cmd_recall.hpp"
+#include "cli/exit_codes.hpp"
+#include "digest/digest_runner.hpp"
+#include "mcp/server.hpp"
+#include "store/store.hpp"
+
+#ifndef HELIX_VERSION
+#error "HELIX_VERSION must name helix-host's version"
+#endif
+
+namespace helix {
+namespace po = boost::program_options;
+
+int cmd_mcp(const Globals& g, const std::vector<std::string>& args) {
+  po::options_description opts("mcp options");
+  opts.add_options()("all-repos", "answer about every repository, not only the agent's own");
+  auto vm = parse_command(args, opts);
+  Config config = load_config(g.config_file);
+  const auto db_file = store_file(g, config);
+  if (!std::filesystem::exists(db_file))
+    throw UsageError(fmt::format("no store at {}; run 'helix-host sweep' first", db_file.string()));
+  Store store(db_file, /*read_only=*/true);
+  mcp::ServerOptions options;
+  options.all_repos = vm.count("all-repos") > 0;
+  options.extra_repos = config.mcp_repos;
+  options.cwd = std::filesystem::current_path().string();
+  options.primary_digester = primary_digester(config);
+  options.version = HELIX_VERSION;
+  options.repo_of = [&config](const std::string& dir) { return repository_of(config, dir); };
+  options.now_ms = [] { return now_ms(); };
+  PluginRegistry registry;  // only for each adapter's resume recipe
+  load_plugins(registry, g, config);
+  options.resume_recipe_of = recipes_of(registry);
+  // stdout carries the protocol alone: the C streams are not shared, and nothing else prints.
+  std::ios::sync_with_stdio(false);
+  mcp::Server server(store, std::move(options), std::cout);
+  server.serve(std::cin);
+  return kExitOk;
+}
+
+}  // namespace helix

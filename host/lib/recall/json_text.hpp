@@ -1,0 +1,12 @@
+// JSON text as Helix writes it for readers (agents included): Boost.JSON's output, except that
+// numbers with a fraction are written as plain decimals (0.65, not 6.5E-1).
+#pragma once
+
+#include <boost/json.hpp>
+#include <string>
+
+namespace helix {
+
+std::string json_text(const boost::json::value& v);
+
+}  // namespace helix
