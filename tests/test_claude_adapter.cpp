@@ -886,3 +886,14 @@ BOOST_AUTO_TEST_CASE(cost_state_records_become_the_agents_own_totals) {
   for (const auto& e : batch.events) cost_state_events += e.summary.starts_with("cost-state");
   BOOST_TEST(cost_state_events == 3);
 }
+
+// The 1.1 mapping (links, compaction events, bookkeeping as other, usage keys) replaces what 1.0
+// stored: the adapter asks the host to parse its sources again (helix.reparse/1).
+BOOST_AUTO_TEST_CASE(sources_parsed_by_1_0_are_parsed_again) {
+  const auto& table = harness().adapter().plugin().adapter;
+  BOOST_TEST_REQUIRE((table && table->get_extension != nullptr));
+  const auto* reparse =
+      static_cast<const helix_reparse_ext*>(table->get_extension(HELIX_EXT_REPARSE));
+  BOOST_TEST_REQUIRE(reparse != nullptr);
+  BOOST_TEST(std::string(reparse->reparse_below) == "1.1.0");
+}

@@ -214,9 +214,9 @@ constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSes
                                                      .event_name_keys = kHookEventKeys});
 }  // namespace
 
-HELIX_ADAPTER(ClaudeAdapter, .name = "claude", .version = "1.0.0",
+HELIX_ADAPTER(ClaudeAdapter, .name = "claude", .version = "1.1.0",
               .description =
                   "Claude Code transcripts (~/.claude/projects, subagents, agent "
                   "metadata)",
               .flavor = "claude", .root_env = "CLAUDE_CONFIG_DIR", .roots = kRoots,
-              .patterns = kPatterns, .resume = &kResume, .hook = &kHook)
+              .patterns = kPatterns, .resume = &kResume, .hook = &kHook, .reparse_below = "1.1.0")

@@ -548,9 +548,10 @@ constexpr helix_resume_ext kResume = helix::resume_command("Codex CLI", kResumeA
 }  // namespace
 }  // namespace codex
 
-HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.0.0",
+HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.1.0",
               .description =
                   "OpenAI Codex CLI rollouts, {timestamp,type,payload} eras (0.32 and "
                   "later)",
               .flavor = "codex", .root_env = "CODEX_HOME", .roots = codex::kRoots,
-              .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook)
+              .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook,
+              .reparse_below = "1.1.0")

@@ -107,7 +107,7 @@ constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSes
                                                      .companion_files = kHookCompanions});
 }  // namespace
 
-HELIX_ADAPTER(GrokAdapter, .name = "grok", .version = "1.0.0",
+HELIX_ADAPTER(GrokAdapter, .name = "grok", .version = "1.1.0",
               .description = "xAI Grok Build sessions (~/.grok/sessions)", .flavor = "grok",
               .root_env = "GROK_HOME", .roots = kRoots, .patterns = kPatterns, .resume = &kResume,
-              .hook = &kHook)
+              .hook = &kHook, .reparse_below = "1.1.0")
