@@ -202,7 +202,8 @@ BOOST_AUTO_TEST_CASE(struct_layout_abi_1_2) {
 }
 
 // ABI 1.3 appended the 1-hour cache writes to a usage record, the fork's origin to a session
-// record and the extension seam to the host API and both plugin tables, and added the first extensions (each a struct of its own, versioned by its id).
+// record and the extension seam to the host API and both plugin tables, and added the first
+// extensions (each a struct of its own, versioned by its id).
 BOOST_AUTO_TEST_CASE(struct_layout_abi_1_3) {
   // The 1-hour part of a usage record's cache writes, the last member appended before the freeze.
   BOOST_TEST(sizeof(helix_usage) == 136u);

@@ -287,7 +287,7 @@ ChunkWriter::EventStatements ChunkWriter::event_statements() {
 
 void ChunkWriter::write_events() {
   EventStatements st = event_statements();
-  std::map<std::string, int64_t> seqs;  // the next seq of each session the chunk writes to
+  std::map<std::string, int64_t> seqs;          // the next seq of each session the chunk writes to
   std::map<std::string, int64_t> chunk_latest;  // the latest time of the chunk so far, by uid
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
