@@ -10,6 +10,7 @@
 #include "cli/cmd_retention.hpp"
 #include "cli/cost_notes.hpp"
 #include "recall/session_json.hpp"
+#include "recall/session_tree.hpp"
 #include "store/digest_store.hpp"
 #include "store/price_store.hpp"
 #include "store/store.hpp"
@@ -31,8 +32,8 @@ constexpr const char* kUsage = R"(usage: helix-host [global options] <command> [
 
 commands:
   sweep                 ingest new and changed agent transcripts into the store
-  sessions              list stored sessions   [--json --flavor F --repo R --since DATE]
-  show <uid>            one session and its events   [--json --bodies]
+  sessions              list stored sessions   [--json --tree --flavor F --repo R --since DATE]
+  show <uid>            one session and its events   [--json --bodies --all]
   status                store counts and sizes   [--json]
   plugins               loaded and refused plugins
   config                the effective configuration
@@ -133,7 +134,8 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("sessions options");
   opts.add_options()("json", "JSON array")("flavor", po::value<std::string>(), "only this flavor")(
       "repo", po::value<std::string>(), "only this repository")(
-      "since", po::value<std::string>(), "only sessions active since DATE (YYYY-MM-DD)");
+      "since", po::value<std::string>(), "only sessions active since DATE (YYYY-MM-DD)")(
+      "tree", "subagent sessions under their parents, forks under their origins");
   auto vm = parse_command(args, opts);
   SessionFilter filter;
   if (vm.count("flavor")) filter.flavor = vm["flavor"].as<std::string>();
@@ -167,14 +169,26 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   }
   std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9}  {:<20} {}\n", "SESSION",
                            "STARTED", "EVENTS", "INPUT", "OUTPUT", "COST USD", "REPO", "TITLE");
-  store.for_each_session(filter, [&](const SessionRow& s) {
-    ++n;
+  auto print = [&](const SessionRow& s, int depth) {
     note_unpriced(s);
-    std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9.2f}  {:<20} {}\n", s.uid,
+    std::string uid = std::string(2 * static_cast<std::size_t>(depth), ' ') + s.uid;
+    std::string title = s.title.substr(0, 60);
+    if (depth > 0 && !s.forked_from.empty() && s.parent_uid.empty()) title = "(fork) " + title;
+    std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9.2f}  {:<20} {}\n", uid,
                              iso8601(s.started_at_ms).substr(0, 19), s.event_count,
                              s.usage.input_tokens, s.usage.output_tokens, s.cost_usd.value_or(0),
-                             s.repo, s.title.substr(0, 60));
-  });
+                             s.repo, title);
+  };
+  if (vm.count("tree")) {  // the whole listing is needed to place children under parents
+    const std::vector<SessionRow> rows = store.sessions(filter);
+    for (const auto& node : session_tree(rows)) print(rows[node.index], node.depth);
+    n = rows.size();
+  } else {
+    store.for_each_session(filter, [&](const SessionRow& s) {
+      ++n;
+      print(s, 0);
+    });
+  }
   std::cout << fmt::format("{} sessions\n", n);
   warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced_sessions(store, unpriced);
@@ -208,7 +222,8 @@ int show_evicted(Store& store, const Config& config, const SessionRow& session, 
 int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("show options");
   opts.add_options()("uid", po::value<std::string>(), "session uid")("json", "JSON document")(
-      "bodies", "include each event's full text");
+      "bodies", "include each event's full text")(
+      "all", "list bookkeeping and context records (kind other) too");
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
@@ -236,17 +251,32 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   std::cout << fmt::format("{}  {}\n", s.uid, s.title);
   std::cout << fmt::format("  repo {}  cwd {}  branch {}  model {}\n", s.repo, s.cwd, s.git_branch,
                            s.model);
+  if (!s.parent_uid.empty()) std::cout << fmt::format("  subagent of {}\n", s.parent_uid);
+  if (!s.forked_from.empty())
+    std::cout << fmt::format("  forked from {} (the records it copied are listed there)\n",
+                             s.forked_from);
   std::cout << fmt::format("  {} -> {}  events {}  tokens in {} out {} cache read {} write {}\n",
                            iso8601(s.started_at_ms), iso8601(s.ended_at_ms), s.event_count,
                            s.usage.input_tokens, s.usage.output_tokens, s.usage.cache_read_tokens,
                            s.usage.cache_creation_tokens);
   std::cout << "  " << cost_line(s) << "\n";
-  for (const auto& e : events) {
-    std::cout << fmt::format("{:>5} {:<19} {:<18} {:<14} {}{}\n", e.seq,
-                             iso8601(e.ts_ms).substr(0, 19), e.kind, e.tool,
+  // Each subagent's events under the call that launched it; bookkeeping only with --all.
+  std::size_t hidden = 0;
+  for (const auto& node : nest_subagents(events)) {
+    const EventRow& e = events[node.index];
+    if (e.kind == "other" && !vm.count("all")) {
+      ++hidden;
+      continue;
+    }
+    const std::string indent(2 * static_cast<std::size_t>(node.depth), ' ');
+    std::cout << fmt::format("{:>5} {:<19} {:<18} {:<14} {}{}{}\n", e.seq,
+                             iso8601(e.ts_ms).substr(0, 19), e.kind, e.tool, indent,
                              e.is_sidechain ? "[side] " : "", e.summary);
     if (vm.count("bodies") && !e.text.empty()) std::cout << e.text << "\n";
   }
+  if (hidden > 0)
+    std::cout << fmt::format("  ({} bookkeeping and context events not listed; --all lists them)\n",
+                             hidden);
   return kExitOk;
 }
 

@@ -100,6 +100,7 @@ void emit_session(helix_call* call, const helix_session* declared) {
   r.agent_version = text(s->agent_version);
   r.started_at_ms = s->started_at_ms;
   r.ended_at_ms = s->ended_at_ms;
+  r.forked_from_native_id = text(s->forked_from_native_id);  // ABI 1.3: zero past struct_size
   call->batch->sessions.push_back(std::move(r));
 }
 

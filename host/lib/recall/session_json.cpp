@@ -62,6 +62,7 @@ boost::json::object session_json(const SessionRow& s) {
           {"flavor", s.flavor},
           {"native_session_id", s.native_id},
           {"parent_session_uid", text_or_null(s.parent_uid)},
+          {"forked_from", text_or_null(s.forked_from)},
           {"title", text_or_null(s.title)},
           {"title_source", s.title.empty()   ? boost::json::value(nullptr)
                            : s.title_derived ? boost::json::value("first_prompt")

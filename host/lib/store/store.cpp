@@ -5,6 +5,7 @@
 #include "base/clock.hpp"
 #include "base/private_files.hpp"
 #include "store/chunk_writer.hpp"
+#include "store/event_order.hpp"
 #include "store/schema.hpp"
 #include "store/search_index.hpp"
 #include "store/session_counters.hpp"
@@ -218,7 +219,15 @@ void Store::index_pending_search() {
   if (pending_search_.empty()) return;
   if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
   for (const auto& p : pending_search_)
-    search_->add(p.event_id, p.session_uid, p.kind, p.tool, p.text, p.shadow);
+    search_->add(p.event_id, p.session_uid, p.kind, p.role, p.tool, p.text, p.shadow);
+}
+
+// A record of another file that happened earlier (a subagent's transcript, Grok's runtime
+// events) is stored after the events it happened among: each such session is put back in time
+// order once per batch, in the transaction that holds its new events.
+void Store::order_pending_sessions() {
+  ClearOnExit<decltype(pending_order_)> clear{pending_order_};
+  for (const auto& session : pending_order_) order_events_by_time(db_, session);
 }
 
 void Store::delete_source_rows(int64_t source_id) {
@@ -267,7 +276,9 @@ void Store::promote_shadows(
     WHERE uid = ?1)sql");
   for (const auto& [session, uid, ordinal] : lost) {
     promote->bind(1, session).bind(2, uid).bind(3, ordinal).run();
-    if (db_.changes() > 0) bump->bind(1, session).run();
+    if (db_.changes() == 0) continue;
+    bump->bind(1, session).run();
+    pending_order_.insert(session);  // the promoted copy took the next seq: maybe not its place
   }
 }
 
@@ -293,7 +304,9 @@ CommitStats Store::commit_alone(SourceCursor& cursor, const RecordBatch& batch,
                                 bool new_generation) {
   Transaction tx(db_);
   ClearOnExit<decltype(pending_search_)> clear{pending_search_};
+  ClearOnExit<decltype(pending_order_)> clear_order{pending_order_};
   CommitStats stats = write_chunk(cursor, batch, new_generation);
+  order_pending_sessions();
   index_pending_search();
   tx.commit();
   return stats;
@@ -334,6 +347,7 @@ BatchLost Store::lose_batch(const std::exception& cause) {
   batch_->tx.reset();  // rolls back what SQLite has not already
   batch_->bytes = 0;
   pending_search_.clear();
+  pending_order_.clear();
   return BatchLost(cause.what());
 }
 
@@ -363,6 +377,7 @@ void Store::commit_batch() {
   try {
     if (!db_.in_transaction())
       throw std::runtime_error("SQLite rolled the transaction back after an earlier error");
+    order_pending_sessions();
     index_pending_search();
     tx->commit();
   } catch (const std::exception& e) {
@@ -398,6 +413,8 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   chunk.mark_ingested();
   chunk.write_warnings();
   chunk.write_redactions();
+  chunk.refresh_forks();
+  pending_order_.insert(chunk.sessions_to_order().begin(), chunk.sessions_to_order().end());
   save_source(cursor);  // the cursor moves in the same savepoint as the rows it covers
   return chunk.stats();
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -131,8 +132,11 @@ class Store {
   void query_sessions(const SessionFilter& filter, const std::string& uid,
                       const std::function<void(const SessionRow&)>& visit);
   Database db_;
-  std::unique_ptr<SearchIndexWriter> search_;   // commit_chunk's, prepared on first use
-  std::vector<PendingSearch> pending_search_;   // events of the open batch, not yet indexed
+  std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
+  std::vector<PendingSearch> pending_search_;  // events of the open batch, not yet indexed
+  // Sessions of the open batch whose events may be out of time order: ordered before commit.
+  std::set<std::string> pending_order_;
+  void order_pending_sessions();
   std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
   struct Batch {
     int64_t max_bytes = 0, bytes = 0;

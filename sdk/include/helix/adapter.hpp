@@ -62,6 +62,7 @@ inline constexpr const char* other = HELIX_EVENT_KIND_OTHER;
 struct Session {
   Text native_id{}, parent_native_id{}, cwd{}, git_branch{}, model{}, title{}, agent_version{};
   int64_t started_at_ms = 0, ended_at_ms = 0;
+  Text forked_from_native_id{};  // ABI 1.3
 };
 
 struct Event {
@@ -133,6 +134,7 @@ class ParseContext {
     c.agent_version = to_c(s.agent_version);
     c.started_at_ms = s.started_at_ms;
     c.ended_at_ms = s.ended_at_ms;
+    c.forked_from_native_id = to_c(s.forked_from_native_id);
     emit_->session(call_, &c);
   }
 
