@@ -51,28 +51,51 @@ CREATE TEMP TABLE push_events (
 ) ON COMMIT DELETE ROWS;
 )sql";
 
-// $1 team, $2 host id. A session the fleet holds at a newer version (or, $3 = 'f', at the same
-// version: this push already wrote it before it was interrupted) is left as it is.
+// The uids of the staged sessions as a PostgreSQL array: [0] all, [1] those still holding
+// their events locally, [2] those evicted locally. The statements below take them as
+// `= ANY($n)`, which PostgreSQL answers with index lookups in each partition whatever it
+// guesses of the staging table's size.
+constexpr const char* kStagedUids = R"sql(
+SELECT coalesce(array_agg(session_uid), '{}'),
+  coalesce(array_agg(session_uid) FILTER (WHERE evicted_ms IS NULL), '{}'),
+  coalesce(array_agg(session_uid) FILTER (WHERE evicted_ms IS NOT NULL), '{}')
+FROM push_sessions)sql";
+
+// $1 team, $2 host id, $3 the staged uids. A session the fleet holds at a newer version (or,
+// $4 = false, at the same version: this push already wrote it before it was interrupted) is
+// left as it is.
 constexpr const char* kDropKnown = R"sql(
 DELETE FROM push_sessions p USING helix_fleet.sessions s
-WHERE s.team = $1 AND s.host_id = $2 AND s.session_uid = p.session_uid
-  AND (s.version > p.version OR (s.version = p.version AND NOT $3::boolean)))sql";
+WHERE s.team = $1 AND s.host_id = $2 AND s.session_uid = ANY($3::text[])
+  AND s.session_uid = p.session_uid
+  AND (s.version > p.version OR (s.version = p.version AND NOT $4::boolean))
+RETURNING p.session_uid)sql";
 
-// The rows of the batch's sessions are cleared first, then written whole: a session's month (its
-// partition), its usage days and its digesters may all have changed. Events of a session evicted
-// locally are kept (the host has no copy left to send again); only the events it still has are
-// written.
-constexpr const char* kClear[] = {
-    "DELETE FROM helix_fleet.sessions t USING push_sessions p WHERE t.team = $1 AND "
-    "t.host_id = $2 AND t.session_uid = p.session_uid",
-    "DELETE FROM helix_fleet.digests t USING push_sessions p WHERE t.team = $1 AND "
-    "t.host_id = $2 AND t.session_uid = p.session_uid",
-    "DELETE FROM helix_fleet.usage_days t USING push_sessions p WHERE t.team = $1 AND "
-    "t.host_id = $2 AND t.session_uid = p.session_uid",
-    "DELETE FROM helix_fleet.events t USING push_sessions p WHERE t.team = $1 AND "
-    "t.host_id = $2 AND t.session_uid = p.session_uid AND p.evicted_ms IS NULL",
-    "UPDATE helix_fleet.events t SET month = p.month FROM push_sessions p WHERE t.team = $1 "
-    "AND t.host_id = $2 AND t.session_uid = p.session_uid AND t.month <> p.month"};
+// The rows of the batch's sessions are cleared first, then written whole: a session's month
+// (its partition), its usage days and its digesters may all have changed. Events of a session
+// evicted locally are kept (the host has no copy left to send again), moved to the session's
+// month; only the events it still has are written. $3 is the kStagedUids column named.
+struct Clear {
+  int uids;  // 0 all staged sessions, 1 those kept locally, 2 those evicted locally
+  const char* sql;
+};
+constexpr Clear kClear[] = {
+    {0,
+     "DELETE FROM helix_fleet.sessions WHERE team = $1 AND host_id = $2 AND "
+     "session_uid = ANY($3::text[])"},
+    {0,
+     "DELETE FROM helix_fleet.digests WHERE team = $1 AND host_id = $2 AND "
+     "session_uid = ANY($3::text[])"},
+    {0,
+     "DELETE FROM helix_fleet.usage_days WHERE team = $1 AND host_id = $2 AND "
+     "session_uid = ANY($3::text[])"},
+    {1,
+     "DELETE FROM helix_fleet.events WHERE team = $1 AND host_id = $2 AND "
+     "session_uid = ANY($3::text[])"},
+    {2,
+     "UPDATE helix_fleet.events t SET month = p.month FROM push_sessions p WHERE t.team = $1 "
+     "AND t.host_id = $2 AND t.session_uid = ANY($3::text[]) AND t.session_uid = p.session_uid "
+     "AND t.month <> p.month"}};
 
 // Then the batch's rows are written, in this order: sessions, digests, usage, events.
 constexpr const char* kWrite[] = {
@@ -134,18 +157,28 @@ class CopyRow {
   explicit CopyRow(std::string& out) : out_(out) {}
   ~CopyRow() { out_ += '\n'; }
   CopyRow& text(std::string_view value) {  // NULL when empty, as the local store lists it
-    return raw(value.empty() ? pg::Param() : pg::Param(to_pg_text(value)));
+    if (value.empty()) return raw(std::nullopt);
+    const std::string stored = to_pg_text(value);
+    return raw(stored);
   }
-  CopyRow& required(std::string_view value) { return raw(to_pg_text(value)); }
-  CopyRow& integer(int64_t value) { return raw(std::to_string(value)); }
+  CopyRow& required(std::string_view value) {
+    const std::string stored = to_pg_text(value);
+    return raw(stored);
+  }
+  CopyRow& integer(int64_t value) {
+    const std::string text = std::to_string(value);
+    return raw(text);
+  }
   CopyRow& time(int64_t ms) { return ms > 0 ? integer(ms) : raw(std::nullopt); }
   CopyRow& real(std::optional<double> value) {
-    return value ? raw(fmt::format("{:.17g}", *value)) : raw(std::nullopt);
+    if (!value) return raw(std::nullopt);
+    const std::string text = fmt::format("{:.17g}", *value);
+    return raw(text);
   }
   CopyRow& boolean(bool value) { return raw(value ? "t" : "f"); }
 
  private:
-  CopyRow& raw(const pg::Param& value) {
+  CopyRow& raw(std::optional<std::string_view> value) {
     if (!first_) out_ += '\t';
     first_ = false;
     pg::copy_field(out_, value);
@@ -338,10 +371,18 @@ class Pusher {
   // One push per host at a time (a session lock: the server drops it with the connection).
   // The host must be this login's: a member cannot write rows another member pushed.
   void lock_host() {
+    // A push killed a moment ago may hold it until its server process notices: wait a little
+    // before calling the lock taken.
     const std::string key = report_.team + "/" + report_.host_id;
-    if (db_->query("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", {key}).text(0, 0) != "t")
+    db_->exec("SET statement_timeout = '5s'");
+    try {
+      db_->query("SELECT pg_advisory_lock(hashtextextended($1, 0))", {key});
+    } catch (const pg::Error& e) {
+      if (e.sqlstate() != "57014") throw;  // query_canceled: the timeout
       throw PushBusy(fmt::format("another push of host {} ({}) is running", report_.host_name,
                                  report_.host_id));
+    }
+    db_->exec("SET statement_timeout = 0");
     auto owner = db_->query("SELECT member FROM helix_fleet.hosts WHERE team = $1 AND host_id = $2",
                             host_params());
     if (owner.rows() > 0 && owner.text(0, 0) != report_.member)
@@ -389,9 +430,14 @@ class Pusher {
     if (!b.digests.empty()) db_->copy("COPY push_digests FROM STDIN", b.digests);
     if (!b.usage.empty()) db_->copy("COPY push_usage FROM STDIN", b.usage);
     if (!b.events.empty()) db_->copy("COPY push_events FROM STDIN", b.events);
-    auto known = db_->query(std::string(kDropKnown) + " RETURNING p.session_uid",
-                            {report_.team, report_.host_id, options_.full ? "t" : "f"});
-    for (const char* sql : kClear) db_->query(sql, host_params());
+    const auto staged = db_->query(kStagedUids);
+    const std::string all(staged.text(0, 0));
+    auto known =
+        db_->query(kDropKnown, {report_.team, report_.host_id, all, options_.full ? "t" : "f"});
+    const auto accepted = known.rows() > 0 ? db_->query(kStagedUids) : staged;
+    for (const auto& clear : kClear)
+      db_->query(clear.sql,
+                 {report_.team, report_.host_id, std::string(accepted.text(0, clear.uids))});
     int64_t written[std::size(kWrite)];
     for (std::size_t i = 0; i < std::size(kWrite); ++i)
       written[i] = db_->query(kWrite[i], host_params()).affected();

@@ -272,6 +272,18 @@ void require_utf8(pg::Connection& db) {
                     encoding));
 }
 
+// Migrating creates roles and a schema: say so before PostgreSQL refuses half-way.
+void require_administrator(pg::Connection& db) {
+  auto r = db.query(
+      "SELECT session_user, rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = session_user");
+  if (r.rows() == 1 && r.text(0, 1) == "t") return;
+  throw std::runtime_error(fmt::format(
+      "fleet migrate creates roles and the helix_fleet schema: it runs as a PostgreSQL "
+      "superuser or a role with CREATEROLE and CREATE on the database, and the login {} is "
+      "neither; pass an administrator's --connection",
+      r.rows() == 1 ? std::string(r.text(0, 0)) : "in use"));
+}
+
 }  // namespace
 
 int fleet_schema_version(pg::Connection& db) { return recorded_version(db); }
@@ -305,6 +317,7 @@ MigrationReport fleet_migrate(pg::Connection& db) {
           "migrate with a newer helix-host",
           found, kFleetSchemaVersion));
     if (found >= m.version) continue;
+    require_administrator(db);
     db.exec(kRoles);
     db.exec(m.sql);
     db.query("INSERT INTO helix_fleet.schema_version (version) VALUES ($1)",

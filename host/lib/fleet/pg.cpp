@@ -96,14 +96,9 @@ void Connection::exec(std::string_view sql) {
 
 namespace {
 struct Bound {
-  std::vector<std::string> owned;
   std::vector<const char*> values;
   explicit Bound(const std::vector<Param>& params) {
-    owned.reserve(params.size());
-    for (const auto& p : params) {
-      owned.emplace_back(p ? std::string(*p) : std::string());
-      values.push_back(p ? owned.back().c_str() : nullptr);
-    }
+    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
   }
 };
 }  // namespace
@@ -173,7 +168,7 @@ Transaction::~Transaction() {
   }
 }
 
-void copy_field(std::string& row, const Param& value) {
+void copy_field(std::string& row, std::optional<std::string_view> value) {
   if (!value) {
     row += "\\N";
     return;

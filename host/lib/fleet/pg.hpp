@@ -49,8 +49,9 @@ class Result {
   std::shared_ptr<pg_result> result_;
 };
 
-// One statement parameter: text, or NULL when empty.
-using Param = std::optional<std::string_view>;
+// One statement parameter: text, or NULL when empty (owned: a parameter list may be built from
+// temporaries).
+using Param = std::optional<std::string>;
 
 // One row as query_each hands it out (valid during the callback only).
 using RowVisitor = std::function<void(const Result& row)>;
@@ -101,7 +102,7 @@ class Transaction {
 
 // Appends `value` to a COPY text-format row: backslash, tab, newline and carriage return
 // escaped; an empty optional is \N (NULL). Callers separate fields with '\t', rows with '\n'.
-void copy_field(std::string& row, const Param& value);
+void copy_field(std::string& row, std::optional<std::string_view> value);
 
 // `conninfo` names a password (password=..., or user:password@ in a URI): the caller refuses
 // it, since a password must never sit in clear in the configuration. Throws std::invalid_argument
