@@ -260,6 +260,25 @@ BOOST_AUTO_TEST_CASE(two_hosts_push_at_once_and_the_fleet_totals_are_the_sum_of_
   Run local = a.helix("show --json " + uid);
   const auto local_doc = json::parse(local.out).as_object();
   BOOST_TEST(copies[0].at("events").as_array().size() == local_doc.at("events").as_array().size());
+  // Bob's host pushes no events: his sessions are found by their digests (only theirs: Alice's
+  // sessions answer from their events).
+  Run digest_hits = a.helix("search --fleet --json --kind digest verification");
+  BOOST_REQUIRE_MESSAGE(digest_hits.exit_code == 0, digest_hits.err);
+  const auto by_digest = json::parse(digest_hits.out).as_array();
+  BOOST_REQUIRE(!by_digest.empty());
+  for (const auto& hit : by_digest) BOOST_TEST(hit.at("member").as_string() == "bob");
+  auto hit_count = [&](const std::string& args) {
+    Run r = a.helix("search --fleet --json " + args);
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return json::parse(r.out).as_array().size();
+  };
+  const auto codex_hits = hit_count("--flavor codex verification");
+  BOOST_TEST(codex_hits >= 1u);
+  BOOST_TEST(codex_hits <= by_digest.size());
+  BOOST_TEST(hit_count("--flavor codex --kind user_msg verification") == 0u);
+  BOOST_TEST(hit_count("--repo no-such-repo verification") == 0u);
+  BOOST_TEST(hit_count("--since 2099-01-01 license") == 0u);
+  BOOST_TEST(hit_count("--since 2000-01-01 license") == hits.size());
   Run missing = b.helix("show --fleet claude:no-such-session");
   BOOST_TEST(missing.exit_code == 1);
 }

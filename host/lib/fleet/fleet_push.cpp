@@ -97,7 +97,8 @@ constexpr Clear kClear[] = {
      "AND t.host_id = $2 AND t.session_uid = ANY($3::text[]) AND t.session_uid = p.session_uid "
      "AND t.month <> p.month"}};
 
-// Then the batch's rows are written, in this order: sessions, digests, usage, events.
+// Then the batch's rows are written, in this order: sessions, usage, events, digests (which
+// note whether the fleet holds events of their session).
 constexpr const char* kWrite[] = {
     R"sql(
 INSERT INTO helix_fleet.sessions (team, host_id, session_uid, month, version, flavor, native_id,
@@ -117,12 +118,6 @@ SELECT $1, $2, session_uid, month, version, flavor, native_id, parent_uid, repo,
   'epoch'::timestamptz + evicted_ms * interval '1 ms'
 FROM push_sessions)sql",
     R"sql(
-INSERT INTO helix_fleet.digests (team, host_id, session_uid, month, digester, plugin_version,
-  digested_at, body, search_text)
-SELECT $1, $2, d.session_uid, p.month, d.digester, d.plugin_version,
-  'epoch'::timestamptz + d.digested_ms * interval '1 ms', d.body::json, d.search_text
-FROM push_digests d JOIN push_sessions p USING (session_uid))sql",
-    R"sql(
 INSERT INTO helix_fleet.usage_days (team, host_id, session_uid, month, day, model, flavor, repo,
   calls, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
   reasoning_tokens, cost_usd)
@@ -141,7 +136,15 @@ ON CONFLICT (team, host_id, session_uid, month, seq) DO UPDATE SET
   parent_seq = EXCLUDED.parent_seq, ts = EXCLUDED.ts, kind = EXCLUDED.kind,
   role = EXCLUDED.role, tool = EXCLUDED.tool, summary = EXCLUDED.summary,
   is_sidechain = EXCLUDED.is_sidechain, uid = EXCLUDED.uid, parent_uid = EXCLUDED.parent_uid,
-  call_id = EXCLUDED.call_id, model = EXCLUDED.model, text = EXCLUDED.text)sql"};
+  call_id = EXCLUDED.call_id, model = EXCLUDED.model, text = EXCLUDED.text)sql",
+    R"sql(
+INSERT INTO helix_fleet.digests (team, host_id, session_uid, month, digester, plugin_version,
+  digested_at, body, search_text, has_events)
+SELECT $1, $2, d.session_uid, p.month, d.digester, d.plugin_version,
+  'epoch'::timestamptz + d.digested_ms * interval '1 ms', d.body::json, d.search_text,
+  EXISTS (SELECT 1 FROM helix_fleet.events e WHERE e.team = $1 AND e.host_id = $2
+            AND e.session_uid = d.session_uid)
+FROM push_digests d JOIN push_sessions p USING (session_uid))sql"};
 
 // $1 team, $2 host id, $3 host name, $4 helix version, $5/$6 the mark after this batch.
 constexpr const char* kMoveMark = R"sql(
@@ -446,9 +449,9 @@ class Pusher {
     tx.commit();
     report_.unchanged += known.rows();
     report_.sessions += written[0];
-    report_.digests += written[1];
-    report_.usage_rows += written[2];
-    report_.events += written[3];
+    report_.usage_rows += written[1];
+    report_.events += written[2];
+    report_.digests += written[3];
     report_.bytes += static_cast<int64_t>(b.bytes());
     ++report_.batches;
   }

@@ -161,32 +161,35 @@ void FleetReader::for_each_session(const SessionFilter& filter, int64_t limit,
 
 std::vector<FleetHit> FleetReader::search(const SearchQuery& q) {
   // Ranked first over the matches (ts_rank), then snippets for the few kept: ts_headline
-  // re-reads each text, so it runs on `limit` rows only.
+  // re-reads each text, so it runs on `limit` rows only. The session is joined while ranking
+  // only when a filter needs it (a lookup per match otherwise).
+  const bool filtered = !q.flavor.empty() || !q.repo.empty() || q.since_ms > 0;
+  const std::string session_join =
+      "JOIN helix_fleet.sessions s ON s.team = {0}.team AND s.host_id = {0}.host_id AND "
+      "s.session_uid = {0}.session_uid AND s.month = {0}.month";
+  const std::string session_filter =
+      "AND ($4 = '' OR s.flavor = $4) AND ($5 = '' OR s.repo = $5) AND ($6::bigint = 0 OR {} >= "
+      "{})";
   const std::string sql = fmt::format(
       R"sql(
-WITH q AS (SELECT websearch_to_tsquery('simple', $2) AS query),
+WITH q AS (SELECT websearch_to_tsquery('simple', $2) AS query, $4::text AS flavor,
+                  $5::text AS repo, $6::bigint AS since_ms),
 hits AS (
   (SELECT e.host_id, e.session_uid, e.month, e.seq, e.kind, e.tool, {0} AS ts_ms, e.member,
           ts_rank(e.search, q.query) AS score
-   FROM helix_fleet.events e JOIN helix_fleet.sessions s ON s.team = e.team
-          AND s.host_id = e.host_id AND s.session_uid = e.session_uid AND s.month = e.month, q
+   FROM helix_fleet.events e {2}, q
    WHERE e.team = $1 AND e.search @@ q.query AND $3 <> 'digest' AND ($3 = '' OR e.kind = $3)
-     AND ($4 = '' OR s.flavor = $4) AND ($5 = '' OR s.repo = $5)
-     AND ($6::bigint = 0 OR e.ts >= {1}))
+     {3})
   UNION ALL
-  (SELECT d.host_id, d.session_uid, d.month, NULL, 'digest', NULL, {2}, d.member,
+  (SELECT d.host_id, d.session_uid, d.month, NULL, 'digest', NULL, NULL, d.member,
           ts_rank(d.search, q.query)
-   FROM helix_fleet.digests d JOIN helix_fleet.sessions s ON s.team = d.team
-          AND s.host_id = d.host_id AND s.session_uid = d.session_uid AND s.month = d.month, q
-   WHERE d.team = $1 AND d.search @@ q.query AND ($3 = '' OR $3 = 'digest')
-     AND ($4 = '' OR s.flavor = $4) AND ($5 = '' OR s.repo = $5)
-     AND ($6::bigint = 0 OR s.ended_at >= {1})
-     AND NOT EXISTS (SELECT 1 FROM helix_fleet.events x WHERE x.team = d.team
-                       AND x.host_id = d.host_id AND x.session_uid = d.session_uid))
+   FROM helix_fleet.digests d {4}, q
+   WHERE d.team = $1 AND d.search @@ q.query AND ($3 = '' OR $3 = 'digest') AND NOT d.has_events
+     {5})
   ORDER BY score DESC, session_uid, seq LIMIT $7)
 SELECT hits.session_uid, s.flavor, s.repo, s.title, hits.kind, hits.tool,
   ts_headline('simple', coalesce(left(e.text, 32768), d.search_text, ''), q.query, $8),
-  hits.ts_ms, coalesce(hits.seq, -1), -hits.score, hits.host_id,
+  coalesce(hits.ts_ms, {1}), coalesce(hits.seq, -1), -hits.score, hits.host_id,
   coalesce(h.host_name, ''), hits.member
 FROM hits CROSS JOIN q
 JOIN helix_fleet.sessions s ON s.team = $1 AND s.host_id = hits.host_id
@@ -200,7 +203,10 @@ LEFT JOIN LATERAL (SELECT string_agg(x.search_text, ' ') AS search_text
                    WHERE hits.seq IS NULL AND x.team = $1 AND x.host_id = hits.host_id
                      AND x.session_uid = hits.session_uid AND x.month = hits.month) d ON true
 ORDER BY hits.score DESC, hits.session_uid, hits.seq)sql",
-      ms("e.ts"), at("$6"), ms("s.ended_at"));
+      ms("e.ts"), ms("s.ended_at"), filtered ? fmt::format(fmt::runtime(session_join), "e") : "",
+      filtered ? fmt::format(fmt::runtime(session_filter), "e.ts", at("$6")) : "",
+      filtered ? fmt::format(fmt::runtime(session_join), "d") : "",
+      filtered ? fmt::format(fmt::runtime(session_filter), "s.ended_at", at("$6")) : "");
   // Several digesters of one session are one hit, as in local search.
   const std::string headline =
       fmt::format("StartSel=\"{}\", StopSel=\"{}\", MaxWords=16, MinWords=6, MaxFragments=1",

@@ -114,6 +114,8 @@ CREATE INDEX sessions_uid ON helix_fleet.sessions (team, session_uid);
 
 -- One digest per session and digester, as the host's digester wrote it. `search_text` is what
 -- full-text search reads of it: the session's title, first prompt, last answer and errors.
+-- `has_events`: the fleet held events of the session when the digest was pushed (search then
+-- answers from the events, as local search answers from Tier 1 while it has it).
 CREATE TABLE helix_fleet.digests (
   team           text        NOT NULL,
   host_id        text        NOT NULL,
@@ -125,6 +127,7 @@ CREATE TABLE helix_fleet.digests (
   digested_at    timestamptz,
   body           json        NOT NULL,
   search_text    text        NOT NULL,
+  has_events     boolean     NOT NULL DEFAULT false,
   search         tsvector GENERATED ALWAYS AS
                    (to_tsvector('simple'::regconfig, left(search_text, 32768))) STORED,
   PRIMARY KEY (team, host_id, session_uid, month, digester)
