@@ -21,13 +21,11 @@ namespace json = boost::json;
 using helix::test::FleetHost;
 using helix::test::FleetServer;
 using helix::test::Run;
+using helix::test::SkipWithoutPostgres;
 using helix::test::usage_totals;
 
 namespace {
 
-struct SkipWithoutPostgres {
-  SkipWithoutPostgres() { helix::test::skip_without_postgres(); }
-};
 BOOST_TEST_GLOBAL_FIXTURE(SkipWithoutPostgres);
 
 constexpr const char* kTokenFields[] = {"input_tokens", "output_tokens", "cache_creation_tokens",
@@ -341,11 +339,27 @@ BOOST_AUTO_TEST_CASE(a_server_stopped_mid_push_fails_the_push_clearly_and_the_ne
               {usage_totals(host.helix("usage --json"))});
 }
 
-BOOST_AUTO_TEST_CASE(a_sweep_pushes_after_it_wrote_when_the_cadence_says_so) {
+BOOST_AUTO_TEST_CASE(a_hook_and_a_sweep_push_after_they_wrote_when_the_cadence_says_so) {
   auto& server = FleetServer::get();
   server.add_member("cadence", "cora", "cora-pw");
-  FleetHost host("cora", "cora-pw", {"grok"});
+  FleetHost host("cora", "cora-pw", {"claude"});
   host.configure("cadence", "cadence = \"after-sweep\"");
+  // An agent's Stop hook ingests its session, digests it and pushes it.
+  const std::string uid = "cf564e14-9b07-42ad-8d9a-4faa1b79a0ed";
+  helix::test::write_file(
+      host.dir() / "event.json",
+      fmt::format(
+          R"({{"session_id":"{}","transcript_path":"{}","cwd":"/x","hook_event_name":"Stop"}})",
+          uid,
+          (host.dir() / "home/claude/projects/-samples-entire-2.0.76-tool-errors/"
+                        "entire-2.0.76-tool-errors.jsonl")
+              .string()));
+  Run hook = host.helix("hook claude --foreground <" + (host.dir() / "event.json").string());
+  BOOST_REQUIRE_MESSAGE(hook.exit_code == 0, hook.err);
+  const std::string log = helix::test::read_file(host.dir() / "store/hook.log");
+  BOOST_TEST(log.find("push: 1 sessions") != std::string::npos, log);
+  BOOST_TEST(team_sessions("cadence") == 1);
+
   Run swept = host.helix("sweep");
   BOOST_REQUIRE_MESSAGE(swept.exit_code == 0, swept.err);
   BOOST_TEST(swept.out.find("push: ") != std::string::npos, swept.out);

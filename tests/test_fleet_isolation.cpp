@@ -15,13 +15,11 @@ namespace json = boost::json;
 using helix::test::FleetHost;
 using helix::test::FleetServer;
 using helix::test::Run;
+using helix::test::SkipWithoutPostgres;
 using helix::test::usage_totals;
 
 namespace {
 
-struct SkipWithoutPostgres {
-  SkipWithoutPostgres() { helix::test::skip_without_postgres(); }
-};
 BOOST_TEST_GLOBAL_FIXTURE(SkipWithoutPostgres);
 
 constexpr const char* kTables[] = {"hosts", "sessions", "digests", "usage_days", "events"};

@@ -21,12 +21,10 @@ using helix::to_pg_text;
 using helix::test::FleetHost;
 using helix::test::FleetServer;
 using helix::test::Run;
+using helix::test::SkipWithoutPostgres;
 
 namespace {
 
-struct SkipWithoutPostgres {
-  SkipWithoutPostgres() { helix::test::skip_without_postgres(); }
-};
 BOOST_TEST_GLOBAL_FIXTURE(SkipWithoutPostgres);
 
 constexpr const char* kHostileId = "0bad0bad-0000-4000-8000-000000000001";

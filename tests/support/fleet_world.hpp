@@ -21,6 +21,11 @@
 
 namespace helix::test {
 
+// A suite's global fixture: the suite exits 77 (skipped) without a PostgreSQL server.
+struct SkipWithoutPostgres {
+  SkipWithoutPostgres() { skip_without_postgres(); }
+};
+
 // The suite's server: started on first use, stopped when the suite ends.
 class FleetServer {
  public:

@@ -171,19 +171,31 @@ int cmd_fleet(const Globals& g, const std::vector<std::string>& args) {
   throw UsageError(fmt::format("unknown fleet subcommand '{}' (migrate or grant)", args[0]));
 }
 
-void push_after_sweep(Store& store, const Config& config, bool quiet) {
-  if (config.fleet.cadence != "after-sweep" || config.fleet.connection.empty()) return;
+PushOutcome push_after_write(Store& store, const Config& config) {
+  PushOutcome outcome;
+  if (config.fleet.cadence != "after-sweep" || config.fleet.connection.empty()) return outcome;
+  outcome.ran = true;
   PushReport progress;
   PushOptions options;
   options.after_batch = [&](const PushReport& r) { progress = r; };
   try {
-    const auto report = push_to_fleet(store, config.fleet, options);
-    if (!quiet) std::cout << "  " << report_line(report) << "\n";
+    outcome.line = report_line(push_to_fleet(store, config.fleet, options));
+    outcome.ok = true;
   } catch (const PushBusy& e) {
-    std::cerr << fmt::format("helix-host: push after the sweep skipped: {}\n", e.what());
+    outcome.line = fmt::format("push skipped: {}", e.what());
   } catch (const std::exception& e) {
-    std::cerr << "helix-host: " << stopped_message(e, progress) << "\n";
+    outcome.line = stopped_message(e, progress);
   }
+  return outcome;
+}
+
+void push_after_sweep(Store& store, const Config& config, bool quiet) {
+  const PushOutcome outcome = push_after_write(store, config);
+  if (!outcome.ran) return;
+  if (!outcome.ok)
+    std::cerr << "helix-host: " << outcome.line << "\n";
+  else if (!quiet)
+    std::cout << "  " << outcome.line << "\n";
 }
 
 int fleet_sessions(const Config& config, const po::variables_map& vm, const SessionFilter& filter) {

@@ -24,9 +24,16 @@ int fleet_show(const Config& config, const std::string& uid, const std::string& 
                bool bodies);
 int fleet_search(const Config& config, const SearchQuery& query, bool json);
 
-// After a sweep that wrote something, with [fleet] cadence = "after-sweep": pushes and prints
-// one line (unless quiet). A failed push is reported on stderr and does not fail the sweep:
-// the next push resumes from the fleet's mark.
+// What a push after a write did (sweep, hook): with [fleet] cadence = "after-sweep" it ran and
+// `line` is its report, or the reason it stopped (`ok` false; the next push resumes).
+struct PushOutcome {
+  bool ran = false, ok = false;
+  std::string line;
+};
+PushOutcome push_after_write(Store& store, const Config& config);
+
+// After a sweep that wrote something: push_after_write, its line printed (on stderr when it
+// failed, which does not fail the sweep).
 void push_after_sweep(Store& store, const Config& config, bool quiet);
 
 }  // namespace helix
