@@ -197,6 +197,22 @@ BOOST_AUTO_TEST_CASE(within_a_team_members_read_everything_and_change_only_their
   helix::test::write_file(t.a.dir() / "password", "ann-pw\n");
 }
 
+BOOST_AUTO_TEST_CASE(search_under_row_level_security_still_uses_its_indexes) {
+  auto& t = teams();
+  auto ann = FleetServer::get().cluster().as("ann", "ann-pw");
+  ann.exec("SET enable_seqscan = off");  // tiny tables: make the index the planner's only choice
+  for (const char* table : {"digests", "events"}) {
+    auto plan =
+        ann.query(fmt::format("EXPLAIN SELECT session_uid FROM helix_fleet.{} WHERE search @@ "
+                              "websearch_to_tsquery('simple', 'license')",
+                              table));
+    std::string text;
+    for (int i = 0; i < plan.rows(); ++i) text += std::string(plan.text(i, 0)) + "\n";
+    BOOST_TEST(text.find("Index Cond: (search @@") != std::string::npos, text);
+  }
+  (void)t;
+}
+
 BOOST_AUTO_TEST_CASE(an_administrator_sees_and_counts_every_team) {
   auto& t = teams();
   auto& server = FleetServer::get();

@@ -90,8 +90,12 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   print_sweep_step(report.sweep, db_file, quiet);
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
-  if (report.sweep.bytes_read > 0 || report.digest.sessions_digested > 0)
-    push_after_sweep(store, config, quiet);
+  if (report.push) {  // a failed push does not fail the sweep
+    if (!report.push->problem.empty())
+      std::cerr << "helix-host: " << push_step_line(*report.push) << "\n";
+    else if (!quiet)
+      std::cout << "  " << push_step_line(*report.push) << "\n";
+  }
   return kExitOk;
 }
 

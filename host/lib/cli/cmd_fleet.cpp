@@ -97,6 +97,11 @@ int migrate_command(const Config& config, const std::vector<std::string>& args) 
   else
     std::cout << fmt::format("fleet schema: migrated from version {} to {}\n", report.from,
                              report.to);
+  if (!report.search_indexed)
+    std::cerr << "helix-host: fleet search cannot use its indexes under row-level security "
+                 "until a superuser runs 'helix-host fleet migrate' once (it marks "
+                 "ts_match_vq LEAKPROOF in this database); until then every search reads "
+                 "every text\n";
   return kExitOk;
 }
 
@@ -171,31 +176,10 @@ int cmd_fleet(const Globals& g, const std::vector<std::string>& args) {
   throw UsageError(fmt::format("unknown fleet subcommand '{}' (migrate or grant)", args[0]));
 }
 
-PushOutcome push_after_write(Store& store, const Config& config) {
-  PushOutcome outcome;
-  if (config.fleet.cadence != "after-sweep" || config.fleet.connection.empty()) return outcome;
-  outcome.ran = true;
-  PushReport progress;
-  PushOptions options;
-  options.after_batch = [&](const PushReport& r) { progress = r; };
-  try {
-    outcome.line = report_line(push_to_fleet(store, config.fleet, options));
-    outcome.ok = true;
-  } catch (const PushBusy& e) {
-    outcome.line = fmt::format("push skipped: {}", e.what());
-  } catch (const std::exception& e) {
-    outcome.line = stopped_message(e, progress);
-  }
-  return outcome;
-}
-
-void push_after_sweep(Store& store, const Config& config, bool quiet) {
-  const PushOutcome outcome = push_after_write(store, config);
-  if (!outcome.ran) return;
-  if (!outcome.ok)
-    std::cerr << "helix-host: " << outcome.line << "\n";
-  else if (!quiet)
-    std::cout << "  " << outcome.line << "\n";
+std::string push_step_line(const PushStep& step) {
+  if (step.problem.empty()) return report_line(step.report);
+  if (step.busy) return fmt::format("push skipped: {}", step.problem);
+  return stopped_message(std::runtime_error(step.problem), step.report);
 }
 
 int fleet_sessions(const Config& config, const po::variables_map& vm, const SessionFilter& filter) {

@@ -2,6 +2,7 @@
 // and search (usage --fleet is in cmd_digest). See docs/operations.md, Team memory.
 #pragma once
 
+#include "app/pipeline.hpp"
 #include "cli/cli_support.hpp"
 #include "config/config.hpp"
 #include "store/search_query.hpp"
@@ -24,16 +25,7 @@ int fleet_show(const Config& config, const std::string& uid, const std::string& 
                bool bodies);
 int fleet_search(const Config& config, const SearchQuery& query, bool json);
 
-// What a push after a write did (sweep, hook): with [fleet] cadence = "after-sweep" it ran and
-// `line` is its report, or the reason it stopped (`ok` false; the next push resumes).
-struct PushOutcome {
-  bool ran = false, ok = false;
-  std::string line;
-};
-PushOutcome push_after_write(Store& store, const Config& config);
-
-// After a sweep that wrote something: push_after_write, its line printed (on stderr when it
-// failed, which does not fail the sweep).
-void push_after_sweep(Store& store, const Config& config, bool quiet);
+// The pipeline's push step as one line: the report, or why it stopped.
+std::string push_step_line(const PushStep& step);
 
 }  // namespace helix

@@ -171,9 +171,8 @@ void ingest(const Config& config, const std::filesystem::path& db_file, const Ho
   if (evicted)
     for (const auto& m : data_loss_messages(*evicted))
       log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, m));
-  if (r.bytes_read > 0 || d.sessions_digested > 0)
-    if (const PushOutcome pushed = push_after_write(store, config); pushed.ran)
-      log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, pushed.line));
+  if (report.push)
+    log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, push_step_line(*report.push)));
 }
 
 // Leaves the agent at once: the parent returns, a detached child does the work with its

@@ -14,9 +14,11 @@ namespace helix {
 // The schema version this helix-host reads and writes.
 inline constexpr int kFleetSchemaVersion = 1;
 
-// What fleet_migrate did: the version found and the version left.
+// What fleet_migrate did: the version found and the version left, and whether full-text
+// search can use its indexes under row-level security (see fleet_schema.cpp).
 struct MigrationReport {
   int from = 0, to = 0;
+  bool search_indexed = false;
 };
 
 // Brings the schema to kFleetSchemaVersion, one transaction per version. Run by an

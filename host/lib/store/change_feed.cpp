@@ -28,25 +28,6 @@ std::vector<ChangeMark> changed_sessions(Store& store, const ChangeMark& after, 
   return out;
 }
 
-std::vector<DigestRow> session_digests(Store& store, const std::string& uid) {
-  auto lease = store.database().cached(
-      "SELECT digester, digester_version, digested_at_ms, json FROM digests "
-      "WHERE session_uid = ? ORDER BY digester");
-  Statement& st = *lease;
-  st.bind(1, uid);
-  std::vector<DigestRow> out;
-  while (st.step()) {
-    DigestRow row;
-    row.session_uid = uid;
-    row.digester = st.text(0);
-    row.version = st.text(1);
-    row.digested_at_ms = st.integer(2);
-    row.json = st.text(3);
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 std::vector<UsageDayRow> session_usage_days(Store& store, const std::string& uid) {
   auto lease = store.database().cached(R"sql(
     SELECT day, model, calls, input_tokens, output_tokens, cache_read_tokens,

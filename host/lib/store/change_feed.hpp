@@ -23,8 +23,7 @@ struct ChangeMark {
 // store older than schema 11 (push reads the counters it keeps).
 std::vector<ChangeMark> changed_sessions(Store& store, const ChangeMark& after, int64_t limit);
 
-// Every digest of the session (one per digester), with its JSON.
-std::vector<DigestRow> session_digests(Store& store, const std::string& uid);
+// Every digest of a session: session_digests (store/digest_store.hpp).
 
 // The session's usage ledger per UTC day and model (usage_days), in (day, model) order.
 struct UsageDayRow {
