@@ -32,7 +32,9 @@ CREATE TEMP TABLE push_sessions (
   agent_version text, started_ms bigint, ended_ms bigint, outcome text, task_ref text,
   event_count bigint, turns bigint, retries bigint, source_bytes bigint, redactions bigint,
   input_tokens bigint, output_tokens bigint, cache_read_tokens bigint,
-  cache_creation_tokens bigint, reasoning_tokens bigint, cost_usd double precision,
+  cache_creation_tokens bigint, reasoning_tokens bigint, usage_cost_usd double precision,
+  cost_usd double precision, agent_cost_usd double precision, unpriced_tokens bigint,
+  tool_calls bigint, infra_tool_calls bigint,
   discovered_ms bigint, ingested_ms bigint, analyzed_ms bigint, evicted_ms bigint
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE push_digests (
@@ -42,7 +44,8 @@ CREATE TEMP TABLE push_digests (
 CREATE TEMP TABLE push_usage (
   session_uid text, month date, day text, model text, calls bigint, input_tokens bigint,
   output_tokens bigint, cache_read_tokens bigint, cache_creation_tokens bigint,
-  reasoning_tokens bigint, cost_usd double precision
+  reasoning_tokens bigint, cost_usd double precision, agent_cost_usd double precision,
+  unpriced_tokens bigint
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE push_events (
   session_uid text, seq bigint, parent_seq bigint, ts_ms bigint, kind text, role text,
@@ -105,13 +108,15 @@ INSERT INTO helix_fleet.sessions (team, host_id, session_uid, month, version, fl
   parent_uid, repo, domain, cwd, git_branch, model, title, title_source, agent_version,
   started_at, ended_at, outcome, task_ref, event_count, turns, retries, source_bytes,
   redactions, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-  reasoning_tokens, cost_usd, discovered_at, ingested_at, analyzed_at, evicted_at)
+  reasoning_tokens, usage_cost_usd, cost_usd, agent_cost_usd, unpriced_tokens, tool_calls,
+  infra_tool_calls, discovered_at, ingested_at, analyzed_at, evicted_at)
 SELECT $1, $2, session_uid, month, version, flavor, native_id, parent_uid, repo, domain, cwd,
   git_branch, model, title, title_source, agent_version,
   'epoch'::timestamptz + started_ms * interval '1 ms',
   'epoch'::timestamptz + ended_ms * interval '1 ms', outcome, task_ref, event_count, turns,
   retries, source_bytes, redactions, input_tokens, output_tokens, cache_read_tokens,
-  cache_creation_tokens, reasoning_tokens, cost_usd,
+  cache_creation_tokens, reasoning_tokens, usage_cost_usd, cost_usd, agent_cost_usd,
+  unpriced_tokens, tool_calls, infra_tool_calls,
   'epoch'::timestamptz + discovered_ms * interval '1 ms',
   'epoch'::timestamptz + ingested_ms * interval '1 ms',
   'epoch'::timestamptz + analyzed_ms * interval '1 ms',
@@ -120,10 +125,10 @@ FROM push_sessions)sql",
     R"sql(
 INSERT INTO helix_fleet.usage_days (team, host_id, session_uid, month, day, model, flavor, repo,
   calls, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
-  reasoning_tokens, cost_usd)
+  reasoning_tokens, cost_usd, agent_cost_usd, unpriced_tokens)
 SELECT $1, $2, u.session_uid, u.month, u.day, u.model, p.flavor, p.repo, u.calls,
   u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens,
-  u.reasoning_tokens, u.cost_usd
+  u.reasoning_tokens, u.cost_usd, u.agent_cost_usd, u.unpriced_tokens
 FROM push_usage u JOIN push_sessions p USING (session_uid))sql",
     R"sql(
 INSERT INTO helix_fleet.events (team, host_id, session_uid, month, seq, parent_seq, ts, kind,
@@ -272,6 +277,11 @@ void add_session(Store& store, const SessionRow& s, int64_t version, bool with_e
       .integer(s.usage.cache_creation_tokens)
       .integer(s.usage.reasoning_tokens)
       .real(s.usage.cost_usd)
+      .real(s.cost_usd)
+      .real(s.agent_cost_usd)
+      .integer(s.unpriced_tokens)
+      .integer(s.tool_calls)
+      .integer(s.infra_tool_calls)
       .time(s.discovered_at_ms)
       .time(s.ingested_at_ms)
       .time(s.analyzed_at_ms)
@@ -285,7 +295,7 @@ void add_session(Store& store, const SessionRow& s, int64_t version, bool with_e
         .required(d.json)
         .required(digest_search_text(s.title, d.json));
   }
-  for (const auto& u : session_usage_days(store, s.uid)) {
+  for (const auto& u : session_usage_ledger(store, s.uid)) {
     const std::string usage_month = month_of_day(u.day, month);
     b.months.insert(usage_month);
     CopyRow(b.usage)
@@ -299,7 +309,9 @@ void add_session(Store& store, const SessionRow& s, int64_t version, bool with_e
         .integer(u.cache_read_tokens)
         .integer(u.cache_creation_tokens)
         .integer(u.reasoning_tokens)
-        .real(u.cost_usd);
+        .real(u.cost_usd)
+        .real(u.agent_cost_usd)
+        .integer(u.unpriced_tokens);
   }
   if (!with_events) return;
   store.for_each_event(s.uid, EventFilter{}, [&](const EventView& e) {

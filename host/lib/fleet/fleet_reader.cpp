@@ -34,8 +34,9 @@ std::string session_columns() {
       "s.git_branch, s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.title_source, "
       "{}, {}, {}, {}, {}, {}, s.event_count, s.turns, s.retries, s.source_bytes, s.redactions, "
       "s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_creation_tokens, "
-      "s.reasoning_tokens, s.cost_usd, s.team, s.host_id, coalesce(h.host_name, ''), s.member, "
-      "{}, s.version",
+      "s.reasoning_tokens, s.usage_cost_usd, s.team, s.host_id, coalesce(h.host_name, ''), "
+      "s.member, {}, s.version, s.cost_usd, s.agent_cost_usd, s.unpriced_tokens, s.tool_calls, "
+      "s.infra_tool_calls",
       ms("s.started_at"), ms("s.ended_at"), ms("s.discovered_at"), ms("s.ingested_at"),
       ms("s.analyzed_at"), ms("s.evicted_at"), ms("s.pushed_at"));
 }
@@ -74,6 +75,11 @@ FleetSession read_session(const pg::Result& r, int i) {
   f.origin = {text_at(r, i, 31), text_at(r, i, 32), text_at(r, i, 33), text_at(r, i, 34)};
   f.pushed_at_ms = r.integer(i, 35);
   f.version = r.integer(i, 36);
+  if (!r.is_null(i, 37)) s.cost_usd = r.real(i, 37);
+  if (!r.is_null(i, 38)) s.agent_cost_usd = r.real(i, 38);
+  s.unpriced_tokens = r.integer(i, 39);
+  s.tool_calls = r.integer(i, 40);
+  s.infra_tool_calls = r.integer(i, 41);
   return f;
 }
 
@@ -115,7 +121,7 @@ std::vector<FleetUsageLine> FleetReader::usage(const std::string& by, const std:
   const std::string sql = fmt::format(
       R"sql(SELECT {0}, sum(u.input_tokens), sum(u.output_tokens), sum(u.cache_creation_tokens),
         sum(u.cache_read_tokens), sum(u.reasoning_tokens), sum(u.calls),
-        coalesce(sum(u.cost_usd), 0), {1}
+        coalesce(sum(u.cost_usd), 0), {1}, sum(u.agent_cost_usd), sum(u.unpriced_tokens)
       FROM helix_fleet.usage_days u
       WHERE u.team = $1 AND u.day >= $2 AND ($3 = '' OR u.flavor = $3) {2}
       GROUP BY 1 ORDER BY 1)sql",
@@ -138,6 +144,8 @@ std::vector<FleetUsageLine> FleetReader::usage(const std::string& by, const std:
     l.calls = r.integer(i, 6);
     l.cost_usd = r.real(i, 7);
     f.host_name = text_at(r, i, 8);
+    if (!r.is_null(i, 9)) l.agent_cost_usd = r.real(i, 9);
+    l.unpriced_tokens = r.integer(i, 10);
     out.push_back(std::move(f));
   }
   return out;
@@ -249,7 +257,7 @@ std::vector<FleetSessionDetail> FleetReader::show(const std::string& uid,
     detail.session = read_session(sessions, i);
     const std::vector<pg::Param> key = {config_.team, std::string(sessions.text(i, 32)),
                                         std::string(sessions.text(i, 0)),
-                                        std::string(sessions.text(i, 37))};
+                                        std::string(sessions.text(i, 42))};
     auto digests = db_->query(
         fmt::format("SELECT digester, plugin_version, {}, body FROM helix_fleet.digests "
                     "WHERE team = $1 AND host_id = $2 AND session_uid = $3 AND month = $4 "

@@ -102,7 +102,12 @@ CREATE TABLE helix_fleet.sessions (
   cache_read_tokens     bigint      NOT NULL,
   cache_creation_tokens bigint      NOT NULL,
   reasoning_tokens      bigint      NOT NULL,
-  cost_usd              double precision NOT NULL,
+  usage_cost_usd        double precision NOT NULL DEFAULT 0,  -- per-call costs agents reported
+  cost_usd              double precision,            -- at its host's price book
+  agent_cost_usd        double precision,            -- the agent's own running total
+  unpriced_tokens       bigint      NOT NULL DEFAULT 0,
+  tool_calls            bigint      NOT NULL DEFAULT 0,
+  infra_tool_calls      bigint      NOT NULL DEFAULT 0,
   discovered_at         timestamptz,
   ingested_at           timestamptz,
   analyzed_at           timestamptz,
@@ -153,6 +158,8 @@ CREATE TABLE helix_fleet.usage_days (
   cache_creation_tokens bigint NOT NULL,
   reasoning_tokens      bigint NOT NULL,
   cost_usd              double precision,
+  agent_cost_usd        double precision,
+  unpriced_tokens       bigint NOT NULL DEFAULT 0,
   PRIMARY KEY (team, host_id, session_uid, month, day, model)
 ) PARTITION BY RANGE (month);
 CREATE INDEX usage_days_day ON helix_fleet.usage_days (team, day);

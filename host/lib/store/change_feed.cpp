@@ -28,10 +28,10 @@ std::vector<ChangeMark> changed_sessions(Store& store, const ChangeMark& after, 
   return out;
 }
 
-std::vector<UsageDayRow> session_usage_days(Store& store, const std::string& uid) {
+std::vector<UsageDayRow> session_usage_ledger(Store& store, const std::string& uid) {
   auto lease = store.database().cached(R"sql(
     SELECT day, model, calls, input_tokens, output_tokens, cache_read_tokens,
-      cache_creation_tokens, reasoning_tokens, cost_usd
+      cache_creation_tokens, reasoning_tokens, cost_usd, agent_cost_usd, unpriced_tokens
     FROM usage_days WHERE session_uid = ? ORDER BY day, model)sql");
   Statement& st = *lease;
   st.bind(1, uid);
@@ -47,6 +47,8 @@ std::vector<UsageDayRow> session_usage_days(Store& store, const std::string& uid
     r.cache_creation_tokens = st.integer(6);
     r.reasoning_tokens = st.integer(7);
     if (!st.is_null(8)) r.cost_usd = st.real(8);
+    if (!st.is_null(9)) r.agent_cost_usd = st.real(9);
+    r.unpriced_tokens = st.integer(10);
     out.push_back(std::move(r));
   }
   return out;

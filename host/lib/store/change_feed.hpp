@@ -25,13 +25,15 @@ std::vector<ChangeMark> changed_sessions(Store& store, const ChangeMark& after, 
 
 // Every digest of a session: session_digests (store/digest_store.hpp).
 
-// The session's usage ledger per UTC day and model (usage_days), in (day, model) order.
+// The session's usage ledger per UTC day and model (every usage_days column), in (day, model)
+// order.
 struct UsageDayRow {
   std::string day, model;  // model "" when the records name none
   int64_t calls = 0, input_tokens = 0, output_tokens = 0, cache_read_tokens = 0,
-          cache_creation_tokens = 0, reasoning_tokens = 0;
-  std::optional<double> cost_usd;  // from the primary digest; none when it names none
+          cache_creation_tokens = 0, reasoning_tokens = 0, unpriced_tokens = 0;
+  std::optional<double> cost_usd;        // at the price book's prices; none when unpriced
+  std::optional<double> agent_cost_usd;  // what the agent reported; none when it did not
 };
-std::vector<UsageDayRow> session_usage_days(Store& store, const std::string& uid);
+std::vector<UsageDayRow> session_usage_ledger(Store& store, const std::string& uid);
 
 }  // namespace helix
