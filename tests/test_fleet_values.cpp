@@ -179,12 +179,12 @@ BOOST_AUTO_TEST_CASE(every_pushed_session_reads_back_as_the_local_store_has_it) 
     // Digests as their digesters wrote them (`digest --json` adds the host's current prices).
     helix::Store store(host.dir() / "store/helix.db", /*read_only=*/true);
     const auto stored = helix::session_digests(store, uid);
-    const auto& pushed = fleet.at("digests").as_array();
-    BOOST_REQUIRE_MESSAGE(stored.size() == pushed.size(), uid);
+    const auto& fleet_digests = fleet.at("digests").as_array();
+    BOOST_REQUIRE_MESSAGE(stored.size() == fleet_digests.size(), uid);
     for (std::size_t i = 0; i < stored.size(); ++i)
-      BOOST_TEST(
-          json::serialize(json::parse(stored[i].json)) == json::serialize(pushed[i].at("digest")),
-          uid);
+      BOOST_TEST(json::serialize(json::parse(stored[i].json)) ==
+                     json::serialize(fleet_digests[i].at("digest")),
+                 uid);
   }
   BOOST_REQUIRE(saw_hostile);
 
