@@ -169,6 +169,15 @@ BOOST_AUTO_TEST_CASE(a_configuration_push_cannot_use_is_refused_with_what_to_cha
   refused(helix::test::read_file(host.config_file()), 3, "chmod 600");
   ::chmod((host.dir() / "password").c_str(), 0600);
 
+  // TLS is libpq's: sslmode=require against this server (no TLS configured) is refused by libpq
+  // before a password is sent.
+  refused(
+      fmt::format("[fleet]\nconnection = \"{} sslmode=require\"\npassword_file = \"{}\"\n"
+                  "team = \"delta\"\nhost_id_file = \"{}\"\n",
+                  conninfo, (host.dir() / "password").string(), (host.dir() / "host-id").string()),
+      3, "server does not support SSL");
+  host.configure("delta");
+
   helix::test::write_file(host.dir() / "password", "not-dora-pw\n");
   refused(helix::test::read_file(host.config_file()), 3, "password authentication failed");
   helix::test::write_file(host.dir() / "password", "dora-pw\n");
@@ -228,6 +237,24 @@ BOOST_AUTO_TEST_CASE(two_hosts_push_at_once_and_the_fleet_totals_are_the_sum_of_
   require_sum(by_host.at(a.host_id()), {totals_a});
   require_sum(by_host.at(b.host_id()), {totals_b});
   BOOST_TEST(by_host.at(a.host_id()).at("host_name").as_string().size() > 0u);
+  // By model, repository and flavor: each key's fleet row is the sum of the hosts' rows.
+  for (const char* by : {"model", "repo", "flavor"}) {
+    const std::string flag = std::string(" --by ") + by + " --json";
+    auto keyed_a = rows_by(a.helix("usage" + flag), by);
+    auto keyed_b = rows_by(b.helix("usage" + flag), by);
+    auto fleet = rows_by(a.helix("usage --fleet" + flag), by);
+    std::set<std::string> keys;
+    for (const auto& [key, row] : keyed_a) keys.insert(key);
+    for (const auto& [key, row] : keyed_b) keys.insert(key);
+    BOOST_TEST(fleet.size() == keys.size(), by);
+    for (const auto& key : keys) {
+      std::vector<json::object> local;
+      if (keyed_a.count(key)) local.push_back(keyed_a[key]);
+      if (keyed_b.count(key)) local.push_back(keyed_b[key]);
+      BOOST_REQUIRE_MESSAGE(fleet.count(key), by << " " << key);
+      require_sum(fleet[key], local);
+    }
+  }
   auto by_member = rows_by(a.helix("usage --fleet --by member --json"), "member");
   BOOST_REQUIRE(by_member.size() == 2u);
   require_sum(by_member.at("alice"), {totals_a});
