@@ -1,13 +1,18 @@
 // Isolation per team, enforced by PostgreSQL (roles and row-level security), not by helix-host:
 // a member of one team can neither read nor write another team's rows, through any command or
 // through raw SQL with the same credentials; within a team a member writes only their own
-// rows; an administrator sees every team.
+// rows; an administrator sees every team; the MCP server's team tools answer within the same
+// team and repository scope.
 #define BOOST_TEST_MODULE fleet_isolation
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
 
 #include "fleet_world.hpp"
 
@@ -223,4 +228,105 @@ BOOST_AUTO_TEST_CASE(an_administrator_sees_and_counts_every_team) {
                table);
   BOOST_TEST(count_as(ada, "SELECT count(DISTINCT team) FROM helix_fleet.sessions") == 2);
   (void)t;
+}
+
+namespace {
+
+// The answers (by request id) of `helix-host mcp <flags>` on `host` to `calls`: tools/call
+// requests numbered from 2, after initialize (1) and a tools/list (100).
+std::map<int64_t, json::object> mcp_answers(const FleetHost& host, const std::string& flags,
+                                            const std::vector<json::object>& calls) {
+  std::string input =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":{},"clientInfo":{"name":"test_fleet_isolation","version":"1"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":100,"method":"tools/list"})"
+      "\n";
+  int64_t id = 2;
+  for (const auto& call : calls)
+    input += json::serialize(json::object{
+                 {"jsonrpc", "2.0"}, {"id", id++}, {"method", "tools/call"}, {"params", call}}) +
+             "\n";
+  helix::test::write_file(host.dir() / "mcp-input.ndjson", input);
+  Run served = host.helix("mcp " + flags + " <" + (host.dir() / "mcp-input.ndjson").string());
+  BOOST_REQUIRE_MESSAGE(served.exit_code == 0, served.err);
+  std::map<int64_t, json::object> answers;
+  std::istringstream lines(served.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto message = json::parse(line).as_object();
+    if (message.contains("id")) answers[message.at("id").to_number<int64_t>()] = message;
+  }
+  return answers;
+}
+
+json::object tool_call(const char* name, json::object arguments) {
+  return {{"name", name}, {"arguments", std::move(arguments)}};
+}
+
+const json::object& structured(const std::map<int64_t, json::object>& answers, int64_t id) {
+  const auto& result = answers.at(id).at("result").as_object();
+  BOOST_REQUIRE_MESSAGE(!result.at("isError").as_bool(), json::serialize(result));
+  return result.at("structuredContent").as_object();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_mcp_server_answers_from_the_fleet_within_the_team_and_the_scope) {
+  auto& t = teams();
+  const std::vector<json::object> calls = {tool_call("team_usage", {{"by", "member"}}),
+                                           tool_call("team_search", {{"query", "hello-from-mock"}}),
+                                           tool_call("team_search", {{"query", "license"}})};
+  const auto ann = mcp_answers(t.a, "--fleet --all-repos", calls);
+  const auto ben = mcp_answers(t.b, "--fleet --all-repos", calls);
+
+  std::set<std::string> listed;
+  for (const auto& tool : ann.at(100).at("result").at("tools").as_array())
+    listed.insert(std::string(tool.at("name").as_string()));
+  BOOST_TEST(listed.count("team_usage") == 1u);
+  BOOST_TEST(listed.count("team_search") == 1u);
+
+  // Usage: the team's totals as `usage --fleet` has them, every row the team's own member's.
+  for (const auto* side : {&ann, &ben}) {
+    const FleetHost& host = side == &ann ? t.a : t.b;
+    const auto& usage = structured(*side, 2);
+    const auto cli = usage_totals(host.helix("usage --fleet --json"));
+    for (const char* f : {"input_tokens", "output_tokens", "cache_read_tokens"})
+      BOOST_TEST(usage.at("totals").at(f).to_number<int64_t>() == cli.at(f).to_number<int64_t>(),
+                 f);
+    BOOST_TEST(std::abs(usage.at("totals").at("cost_usd").to_number<double>() -
+                        cli.at("cost_usd").to_number<double>()) < 1e-5);
+    const auto& rows = usage.at("rows").as_array();
+    BOOST_REQUIRE(rows.size() == 1u);
+    BOOST_TEST(rows[0].at("key").as_string() == host.login());
+  }
+  // Search: team B's words are found by B's member only; team A's by A's only.
+  BOOST_TEST(structured(ann, 3).at("hits").as_array().empty());
+  BOOST_TEST(!structured(ben, 3).at("hits").as_array().empty());
+  const auto& license = structured(ann, 4).at("hits").as_array();
+  BOOST_REQUIRE(!license.empty());
+  for (const auto& hit : license) BOOST_TEST(hit.at("member").as_string() == "ann");
+  for (const auto& hit : structured(ben, 4).at("hits").as_array())
+    BOOST_TEST(hit.at("member").as_string() == "ben");
+
+  // The repository scope holds too: without --all-repos, another repository is refused.
+  const auto scoped =
+      mcp_answers(t.a, "--fleet", {tool_call("team_usage", {{"repo", "some-other-repository"}})});
+  const auto& refused_repo = scoped.at(2).at("result").as_object();
+  BOOST_TEST(refused_repo.at("isError").as_bool());
+  // Without --fleet the server has no team tools.
+  const auto local_only = mcp_answers(t.a, "--all-repos", {});
+  for (const auto& tool : local_only.at(100).at("result").at("tools").as_array())
+    BOOST_TEST(tool.at("name").as_string().subview().substr(0, 5) != "team_");
+}
+
+BOOST_AUTO_TEST_CASE(mcp_with_fleet_and_no_fleet_configured_says_what_to_configure) {
+  auto& t = teams();
+  const std::string config = helix::test::read_file(t.a.config_file());
+  helix::test::write_file(t.a.config_file(), "");
+  Run r = t.a.helix("mcp --fleet --all-repos </dev/null");
+  helix::test::write_file(t.a.config_file(), config);
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(r.err.find("no fleet database is configured") != std::string::npos, r.err);
 }

@@ -43,7 +43,7 @@ commands:
   export <uid>          a session as markdown, HTML, JSON or JSONL   [--format md|html|json|jsonl --out FILE]
   resume <uid>          the agent's own command that resumes a session   [--json]
   report --html         a dashboard of a date range, with a page per session   [--since D --until D --out DIR]
-  mcp                   a Model Context Protocol server on stdin/stdout, for agents   [--all-repos]
+  mcp                   a Model Context Protocol server on stdin/stdout, for agents   [--all-repos --fleet]
   digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]

@@ -98,7 +98,7 @@ FleetReader::FleetReader(const FleetConfig& config)
 FleetReader::~FleetReader() = default;
 
 std::vector<FleetUsageLine> FleetReader::usage(const std::string& by, const std::string& since_day,
-                                               const std::string& flavor) {
+                                               const std::string& flavor, const std::string& repo) {
   static const std::map<std::string, std::string> kKeys = {{"day", "u.day"},
                                                            {"month", "to_char(u.month, 'YYYY-MM')"},
                                                            {"session", "u.session_uid"},
@@ -123,14 +123,16 @@ std::vector<FleetUsageLine> FleetReader::usage(const std::string& by, const std:
         sum(u.cache_read_tokens), sum(u.reasoning_tokens), sum(u.calls),
         coalesce(sum(u.cost_usd), 0), {1}, sum(u.agent_cost_usd), sum(u.unpriced_tokens)
       FROM helix_fleet.usage_days u
-      WHERE u.team = $1 AND u.day >= $2 AND ($3 = '' OR u.flavor = $3) {2}
+      WHERE u.team = $1 AND u.day >= $2 AND ($3 = '' OR u.flavor = $3)
+        AND ($4 = '' OR u.repo = $4) {2}
       GROUP BY 1 ORDER BY 1)sql",
       key->second,
       by == "host" ? "(SELECT h.host_name FROM helix_fleet.hosts h WHERE h.team = $1 AND "
                      "h.host_id = u.host_id)"
                    : "''",
       month_filter);
-  auto r = db_->query(sql, {config_.team, since_day.empty() ? std::string() : since_day, flavor});
+  auto r = db_->query(
+      sql, {config_.team, since_day.empty() ? std::string() : since_day, flavor, to_pg_text(repo)});
   std::vector<FleetUsageLine> out;
   for (int i = 0; i < r.rows(); ++i) {
     FleetUsageLine f;

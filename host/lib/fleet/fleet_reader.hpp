@@ -57,9 +57,9 @@ class FleetReader {
 
   // Totals of the pushed usage ledger grouped by `by`: day, month, session, model, repo,
   // flavor, host or member; days from `since_day` (YYYY-MM-DD, "" = all), sessions of `flavor`
-  // ("" = all). Throws std::invalid_argument for another `by`.
+  // and of repository `repo` ("" = all). Throws std::invalid_argument for another `by`.
   std::vector<FleetUsageLine> usage(const std::string& by, const std::string& since_day,
-                                    const std::string& flavor);
+                                    const std::string& flavor, const std::string& repo = "");
 
   // Pushed sessions as `filter` selects them, in start order, at most `limit` (0 = all),
   // streamed one at a time.
