@@ -395,3 +395,60 @@ BOOST_AUTO_TEST_CASE(a_hook_and_a_sweep_push_after_they_wrote_when_the_cadence_s
   Run nothing_new = host.helix("sweep");
   BOOST_TEST(nothing_new.out.find("push: ") == std::string::npos, nothing_new.out);
 }
+
+// TLS is libpq's, as configured in the connection string: with sslmode=verify-full a push
+// reaches only a server whose certificate the given root signed. (Last in this suite: it turns
+// TLS on in the suite's server.)
+BOOST_AUTO_TEST_CASE(a_push_with_verify_full_trusts_only_the_configured_root_certificate) {
+  auto& server = FleetServer::get();
+  server.add_member("tls", "tess", "tess-pw");
+  FleetHost host("tess", "tess-pw", {"claude"});
+  sweep(host);
+  // The server's certificate for 127.0.0.1 and a stranger's, in the directory the server owns.
+  const std::filesystem::path certs = server.cluster().dir();
+  struct stat owner {};
+  BOOST_REQUIRE(::stat(certs.c_str(), &owner) == 0);
+  for (const char* name : {"server", "stranger"}) {
+    const std::string make = fmt::format(
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext "
+        "subjectAltName=IP:127.0.0.1 -keyout {0}/{1}.key -out {0}/{1}.crt >/dev/null 2>&1",
+        certs.string(), name);
+    BOOST_REQUIRE_MESSAGE(std::system(make.c_str()) == 0, make);
+    for (const char* ext : {".key", ".crt"})
+      BOOST_REQUIRE(
+          ::chown((certs / (std::string(name) + ext)).c_str(), owner.st_uid, owner.st_gid) == 0);
+    ::chmod((certs / (std::string(name) + ".key")).c_str(), 0600);
+  }
+  {
+    auto db = server.cluster().superuser();
+    db.exec(fmt::format("ALTER SYSTEM SET ssl_cert_file = '{}'", (certs / "server.crt").string()));
+    db.exec(fmt::format("ALTER SYSTEM SET ssl_key_file = '{}'", (certs / "server.key").string()));
+    db.exec("ALTER SYSTEM SET ssl = on");
+    db.exec("SELECT pg_reload_conf()");
+  }
+  auto push_trusting = [&](const char* root) {
+    helix::test::write_file(
+        host.config_file(),
+        fmt::format("[fleet]\nconnection = \"{} sslmode=verify-full sslrootcert={}\"\n"
+                    "password_file = \"{}\"\nteam = \"tls\"\nhost_id_file = \"{}\"\n",
+                    server.cluster().conninfo("tess"), (certs / root).string(),
+                    (host.dir() / "password").string(), (host.dir() / "host-id").string()));
+    return host.helix("push");
+  };
+  // The reload is asynchronous: wait until the server speaks TLS.
+  Run trusted = push_trusting("server.crt");
+  for (int i = 0; i < 50 && trusted.exit_code != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    trusted = push_trusting("server.crt");
+  }
+  BOOST_TEST(trusted.exit_code == 0, trusted.err);
+  BOOST_TEST(team_sessions("tls") == sessions_listed(host.helix("sessions --json")));
+
+  Run stranger = push_trusting("stranger.crt");
+  BOOST_TEST(stranger.exit_code == 3);
+  BOOST_TEST(stranger.err.find("certificate verify failed") != std::string::npos, stranger.err);
+
+  auto db = server.cluster().superuser();
+  db.exec("ALTER SYSTEM RESET ssl");
+  db.exec("SELECT pg_reload_conf()");
+}
