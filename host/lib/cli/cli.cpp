@@ -4,6 +4,7 @@
 #include "app/pipeline.hpp"
 #include "cli/cli_support.hpp"
 #include "cli/cmd_digest.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_hook.hpp"
 #include "cli/cmd_prices.hpp"
 #include "cli/cmd_recall.hpp"
@@ -32,23 +33,28 @@ constexpr const char* kUsage = R"(usage: helix-host [global options] <command> [
 
 commands:
   sweep                 ingest new and changed agent transcripts into the store
-  sessions              list stored sessions   [--json --tree --flavor F --repo R --since DATE]
-  show <uid>            one session and its events   [--json --bodies --all]
+  sessions              list stored sessions   [--json --tree --flavor F --repo R --since DATE
+                                                --fleet --limit N]
+  show <uid>            one session and its events   [--json --bodies --all --fleet --host ID]
   status                store counts and sizes   [--json]
   plugins               loaded and refused plugins
   config                the effective configuration
-  search <query>        full-text search   [--json --flavor F --repo R --since DATE --kind K --limit N]
+  search <query>        full-text search   [--json --flavor F --repo R --since DATE --kind K --limit N --fleet]
   export <uid>          a session as markdown, HTML, JSON or JSONL   [--format md|html|json|jsonl --out FILE]
   resume <uid>          the agent's own command that resumes a session   [--json]
   report --html         a dashboard of a date range, with a page per session   [--since D --until D --out DIR]
-  mcp                   a Model Context Protocol server on stdin/stdout, for agents   [--all-repos]
+  mcp                   a Model Context Protocol server on stdin/stdout, for agents   [--all-repos --fleet]
   digest <uid>          one session's digest, without sweeping   [--json --digester NAME]
   env <uid>             the HELIX_* export lines of a digested session
   usage                 token and cost totals   [--by day|session|model|repo|flavor --since DATE --flavor F --json]
+                        --fleet: the team's, also --by month|host|member
   prices                the price book every cost is computed with   [--json]
   prices import FILE    add a newer LiteLLM price file to the store (prices forget: drop them)
   evict                 drop analyzed raw data under the retention budget   [--dry-run --json]
   hook <flavor>         ingest one session now, from an agent hook (always exits 0)
+  push                  send what changed since the last push to the team's fleet database   [--full --json --quiet]
+  fleet migrate         create or upgrade the fleet database's schema (administrators)   [--connection C]
+  fleet grant           print the SQL that gives a team and its members access   [--team T --member LOGIN --admin LOGIN]
 
 )";
 
@@ -96,6 +102,12 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   print_sweep_step(report.sweep, db_file, quiet);
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
+  if (report.push) {  // a failed push does not fail the sweep
+    if (!report.push->problem.empty())
+      std::cerr << "helix-host: " << push_step_line(*report.push) << "\n";
+    else if (!quiet)
+      std::cout << "  " << push_step_line(*report.push) << "\n";
+  }
   const SweepReport& r = report.sweep;
   return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;
 }
@@ -135,7 +147,9 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   opts.add_options()("json", "JSON array")("flavor", po::value<std::string>(), "only this flavor")(
       "repo", po::value<std::string>(), "only this repository")(
       "since", po::value<std::string>(), "only sessions active since DATE (YYYY-MM-DD)")(
-      "tree", "subagent sessions under their parents, forks under their origins");
+      "tree", "subagent sessions under their parents, forks under their origins")(
+      "fleet", "the team's pushed sessions, from the fleet database")(
+      "limit", po::value<int64_t>(), "--fleet: at most N sessions");
   auto vm = parse_command(args, opts);
   SessionFilter filter;
   if (vm.count("flavor")) filter.flavor = vm["flavor"].as<std::string>();
@@ -148,6 +162,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
     }
   }
   Config config = load_config(g.config_file);
+  if (vm.count("fleet")) return fleet_sessions(config, vm, filter);
   Store store(store_file(g, config), /*read_only=*/true);
   // Written as read, one session at a time: memory stays flat however many sessions there are.
   std::size_t n = 0;
@@ -223,12 +238,17 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("show options");
   opts.add_options()("uid", po::value<std::string>(), "session uid")("json", "JSON document")(
       "bodies", "include each event's full text")(
-      "all", "list bookkeeping and context records (kind other) too");
+      "all", "list bookkeeping and context records (kind other) too")(
+      "fleet", "the session as pushed to the fleet database (every host's copy)")(
+      "host", po::value<std::string>(), "--fleet: only this host id's copy");
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
   const std::string uid = required_uid(vm, "show");
   Config config = load_config(g.config_file);
+  if (vm.count("fleet"))
+    return fleet_show(config, uid, vm.count("host") ? vm["host"].as<std::string>() : "",
+                      vm.count("json") > 0, vm.count("bodies") > 0);
   Store store(store_file(g, config), /*read_only=*/true);
   auto session = find_session_or_report(store, uid);
   if (!session) return kExitNotFound;
@@ -375,6 +395,8 @@ int dispatch(const Globals& g, const std::string& command, const std::vector<std
   if (command == "prices") return cmd_prices(g, args);
   if (command == "evict") return cmd_evict(g, args);
   if (command == "hook") return cmd_hook(g, args);
+  if (command == "push") return cmd_push(g, args);
+  if (command == "fleet") return cmd_fleet(g, args);
   throw UsageError(fmt::format("unknown command '{}'", command));
 }
 

@@ -3,6 +3,7 @@
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
+#include "fleet/fleet_reader.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"
 #include "store/price_store.hpp"
@@ -154,9 +155,11 @@ int cmd_env(const Globals& g, const std::vector<std::string>& args) {
 int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("usage options");
   opts.add_options()("by", po::value<std::string>()->default_value("day"),
-                     "group by day, session, model, repo or flavor")(
-      "since", po::value<std::string>(), "only days from DATE (YYYY-MM-DD)")(
-      "flavor", po::value<std::string>(), "only sessions of this flavor")("json", "JSON");
+                     "group by day, session, model, repo or flavor (--fleet: also month, host, "
+                     "member)")("since", po::value<std::string>(),
+                                "only days from DATE (YYYY-MM-DD)")(
+      "flavor", po::value<std::string>(), "only sessions of this flavor")("json", "JSON")(
+      "fleet", "the team's totals, from the fleet database");
   auto vm = parse_command(args, opts);
   const std::string by = vm["by"].as<std::string>();
   std::string since;
@@ -168,17 +171,32 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
     }
   }
   Config config = load_config(g.config_file);
-  Store store(store_file(g, config), /*read_only=*/true);
   std::vector<UsageLine> lines;
+  std::map<std::string, std::string> host_names;  // --fleet --by host: host id -> name
+  std::optional<Store> store;                     // the local store (not read with --fleet)
   try {
-    lines = usage_report(store, by, since, option(vm, "flavor"));
+    if (vm.count("fleet")) {
+      for (auto& f : FleetReader(config.fleet).usage(by, since, option(vm, "flavor"))) {
+        if (by == "host") host_names[f.line.key] = f.host_name;
+        lines.push_back(std::move(f.line));
+      }
+    } else {
+      store.emplace(store_file(g, config), /*read_only=*/true);
+      lines = usage_report(*store, by, since, option(vm, "flavor"));
+    }
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  const auto unpriced = unpriced_models(store, since, option(vm, "flavor"));
-  const PriceBook book = effective_price_book(store);
-  warn_if_costs_stale(store, book);
-  warn_unpriced(unpriced);
+  // The price notes are the local store's; fleet costs were computed on each host.
+  std::vector<UnpricedModel> unpriced;
+  boost::json::value prices = nullptr;
+  if (store) {
+    unpriced = unpriced_models(*store, since, option(vm, "flavor"));
+    const PriceBook book = effective_price_book(*store);
+    warn_if_costs_stale(*store, book);
+    warn_unpriced(unpriced);
+    prices = boost::json::value(book.source());
+  }
   UsageLine total;
   for (const auto& l : lines) total += l;
   auto fields = [](const UsageLine& l) {
@@ -198,13 +216,14 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
     for (const auto& l : lines) {
       auto row = fields(l);
       row[by] = l.key;
+      if (by == "host" && vm.count("fleet")) row["host_name"] = host_names[l.key];
       rows.push_back(std::move(row));
     }
     std::cout << boost::json::serialize(
                      boost::json::object{{"totals", fields(total)},
                                          {"rows", std::move(rows)},
                                          {"unpriced_models", unpriced_json(unpriced)},
-                                         {"prices", book.source()}})
+                                         {"prices", prices}})
               << "\n";
     return kExitOk;
   }
@@ -217,7 +236,11 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   std::cout << fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10} {:>10}\n", by, "INPUT",
                            "OUTPUT", "CACHE WRITE", "CACHE READ", "REASONING", "COST USD",
                            "AGENT USD");
-  for (const auto& l : lines) std::cout << line(l.key.empty() ? "(none)" : l.key, l);
+  for (const auto& l : lines) {
+    std::string key = l.key.empty() ? "(none)" : l.key;
+    if (by == "host" && vm.count("fleet")) key = fmt::format("{} ({})", host_names[l.key], l.key);
+    std::cout << line(key, l);
+  }
   std::cout << line("total", total);
   return kExitOk;
 }

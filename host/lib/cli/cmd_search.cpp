@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "base/text.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/exit_codes.hpp"
 #include "recall/session_json.hpp"
@@ -21,7 +22,8 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args) {
       "repo", po::value<std::string>(), "only this repository")(
       "since", po::value<std::string>(), "only hits at or after DATE (YYYY-MM-DD)")(
       "kind", po::value<std::string>(), "only events of this kind ('digest': Tier 2 only)")(
-      "limit", po::value<int64_t>()->default_value(20), "at most N hits");
+      "limit", po::value<int64_t>()->default_value(20), "at most N hits")(
+      "fleet", "search the team's pushed texts in the fleet database (web-search syntax)");
   po::positional_options_description pos;
   pos.add("query", -1);
   auto vm = parse_command(args, opts, pos);
@@ -45,6 +47,7 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args) {
   const bool json = vm.count("json") > 0;
   if (!json && ::isatty(STDOUT_FILENO)) q.mark_open = "\033[1m", q.mark_close = "\033[0m";
   Config config = load_config(g.config_file);
+  if (vm.count("fleet")) return fleet_search(config, q, json);
   Store store(store_file(g, config), /*read_only=*/true);
   std::vector<SearchHit> hits;
   try {
