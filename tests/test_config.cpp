@@ -117,8 +117,11 @@ BOOST_AUTO_TEST_CASE(redaction_rules_allow_lists_and_disabled_rules_are_read_and
   test::TempDir dir;
   test::write_file(dir / "helix.toml", R"(
 [redaction]
-disable = ["jwt"]
-allow = ["^ghp_0000"]
+disable = ["password-assignment"]
+
+[[redaction.allow]]
+rules = ["github-pat", "acme-token"]
+regex = "^ghp_0000"
 
 [[redaction.rules]]
 id = "acme-token"
@@ -130,8 +133,10 @@ regex = 'acme://[^ ]+'
 group = 0
 )");
   Config c = load_config((dir / "helix.toml").string());
-  BOOST_TEST(c.redaction.disable == std::vector<std::string>{"jwt"});
-  BOOST_TEST(c.redaction.allow == std::vector<std::string>{"^ghp_0000"});
+  BOOST_TEST(c.redaction.disable == std::vector<std::string>{"password-assignment"});
+  BOOST_TEST_REQUIRE(c.redaction.allow.size() == 1u);
+  BOOST_TEST(c.redaction.allow[0].regex == "^ghp_0000");
+  BOOST_TEST((c.redaction.allow[0].rules == std::vector<std::string>{"github-pat", "acme-token"}));
   BOOST_TEST_REQUIRE(c.redaction.rules.size() == 2u);
   BOOST_TEST(c.redaction.rules[0].id == "acme-token");
   BOOST_TEST(c.redaction.rules[0].group == -1);
@@ -144,6 +149,9 @@ group = 0
   Config again = load_config((dir / "printed.toml").string());
   BOOST_TEST(again.redaction.rules.size() == 2u);
   BOOST_TEST(again.redaction.disable == c.redaction.disable);
+  BOOST_TEST_REQUIRE(again.redaction.allow.size() == 1u);
+  BOOST_TEST(again.redaction.allow[0].rules == c.redaction.allow[0].rules);
+  BOOST_TEST(again.redaction.allow[0].regex == c.redaction.allow[0].regex);
 }
 
 BOOST_AUTO_TEST_CASE(redaction_mistakes_name_the_file_line_and_rule) {
@@ -160,11 +168,25 @@ BOOST_AUTO_TEST_CASE(redaction_mistakes_name_the_file_line_and_rule) {
   auto has = [](const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
   };
-  std::string e = error_for("[redaction]\nallow = ['(?<=x)y']\n");
-  BOOST_TEST(has(e, "bad.toml:2"), e);
+  std::string e = error_for("[[redaction.allow]]\nrules = ['jwt']\nregex = '(?<=x)y'\n");
+  BOOST_TEST(has(e, "bad.toml:1"), e);
   BOOST_TEST(has(e, "not valid RE2"), e);
   e = error_for("[redaction]\ndisable = ['no-such-rule']\n");
   BOOST_TEST(has(e, "no built-in rule 'no-such-rule'"), e);
+  // The trust boundary: redaction of token formats cannot be switched off from the config.
+  e = error_for("[redaction]\nallow = ['.*']\n");
+  BOOST_TEST(has(e, "bad.toml:2"), e);
+  BOOST_TEST(has(e, "must be a table naming the rules it exempts"), e);
+  e = error_for("[[redaction.allow]]\nrules = ['github-pat']\nregex = '.*'\n");
+  BOOST_TEST(has(e, "would keep any 'github-pat' secret"), e);
+  e = error_for("[[redaction.allow]]\nrules = ['anthropic-api-key']\nregex = '^sk-ant'\n");
+  BOOST_TEST(has(e, "would keep any 'anthropic-api-key' secret"), e);
+  e = error_for("[[redaction.allow]]\nregex = '^x'\n");
+  BOOST_TEST(has(e, "needs both rules and regex"), e);
+  e = error_for("[[redaction.allow]]\nrules = ['nope']\nregex = '^x'\n");
+  BOOST_TEST(has(e, "there is no rule 'nope'"), e);
+  e = error_for("[redaction]\ndisable = ['github-pat']\n");
+  BOOST_TEST(has(e, "'github-pat' is a high-confidence rule"), e);
   e = error_for("[redaction]\nredact = true\n");
   BOOST_TEST(has(e, "unknown setting 'redaction.redact'"), e);
   e = error_for("[[redaction.rules]]\nid = 'x'\nregex = '(a'\n");

@@ -1,7 +1,7 @@
 // helix-host configuration: one TOML file with built-in defaults for every knob.
 #pragma once
 
-#include "privacy/redactor.hpp"
+#include "privacy/redaction_config.hpp"
 
 #include <cstdint>
 #include <filesystem>
