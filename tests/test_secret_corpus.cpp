@@ -29,7 +29,7 @@ const Redactor& prefiltered() {
 }
 
 const Redactor& every_rule() {
-  static const Redactor r({}, {.prefilter = false});
+  static const Redactor r({}, {.choice = helix::RuleChoice::kEveryRule});
   return r;
 }
 
@@ -156,19 +156,19 @@ std::vector<Category> generated_categories() {
            R"("})";
   });
   add("base64 images", true, 60, [&] {
-    const std::string data = helix::test::base64_encode(random_bytes(random, 6000));
+    const std::string data = helix::base64_encode(random_bytes(random, 6000));
     return R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":")" + data +
            R"("}})";
   });
   add("data URIs in Markdown", false, 60, [&] {
-    return "![chart](data:image/png;base64," +
-           helix::test::base64_encode(random_bytes(random, 3000)) + ")";
+    return "![chart](data:image/png;base64," + helix::base64_encode(random_bytes(random, 3000)) +
+           ")";
   });
   add("lockfile integrity", true, 2000, [&] {
     return R"({"node_modules/pkg-)" + random_text(random, 6, "abcdefghijklmnopqrstuvwxyz") +
            R"(":{"version":"1.2.3","resolved":"https://registry.npmjs.org/pkg/-/pkg-1.2.3.tgz",)"
            R"("integrity":"sha512-)" +
-           helix::test::base64_encode(random_bytes(random, 64)) + R"("}})";
+           helix::base64_encode(random_bytes(random, 64)) + R"("}})";
   });
   return out;
 }

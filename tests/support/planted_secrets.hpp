@@ -4,6 +4,7 @@
 // (tests/fixtures/secrets/negatives.txt).
 #pragma once
 
+#include "privacy/base64.hpp"
 #include "privacy/secret_rules.hpp"
 #include "privacy/secret_sample.hpp"
 #include "temp_dir.hpp"
@@ -34,21 +35,6 @@ inline std::string unescape_newlines(const std::string& s) {
     } else {
       out += s[i];
     }
-  }
-  return out;
-}
-
-inline std::string base64_encode(std::string_view bytes) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t chunk = 0;
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    for (std::size_t k = 0; k < 3; ++k)
-      chunk = (chunk << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
-    for (std::size_t k = 0; k < 4; ++k)
-      out += k <= n ? kAlphabet[(chunk >> (18 - 6 * k)) & 63] : '=';
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include "privacy/redaction_config.hpp"
 
+#include "privacy/base64.hpp"
 #include "privacy/secret_rules.hpp"
 #include "privacy/secret_sample.hpp"
 
@@ -28,21 +29,6 @@ bool valid_rule_id(std::string_view id) {
   });
 }
 
-std::string base64(std::string_view bytes) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t chunk = 0;
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    for (std::size_t k = 0; k < 3; ++k)
-      chunk = (chunk << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
-    for (std::size_t k = 0; k < 4; ++k)
-      out += k <= n ? kAlphabet[(chunk >> (18 - 6 * k)) & 63] : '=';
-  }
-  return out;
-}
-
 // Secrets `rule` redacts, made at random from its sample; for the base64 rule, the encodings of
 // other rules' secrets in their context.
 std::vector<std::string> probes(const SecretRule& rule) {
@@ -52,7 +38,7 @@ std::vector<std::string> probes(const SecretRule& rule) {
     for (const auto& other : builtin_secret_rules())
       if (other.confidence == Confidence::kHigh && !other.decode_base64 && other.sample != "-" &&
           out.size() < kProbesPerRule)
-        out.push_back(base64(expand_secret_sample(other.sample, random).text));
+        out.push_back(base64_encode(expand_secret_sample(other.sample, random).text));
     return out;
   }
   if (rule.sample == "-") return out;

@@ -1,6 +1,7 @@
 #include "privacy/redactor.hpp"
 
 #include "base/text.hpp"
+#include "privacy/base64.hpp"
 #include "privacy/rule_prefilter.hpp"
 
 #include <fmt/format.h>
@@ -105,47 +106,23 @@ double shannon_entropy(std::string_view s) {
   return entropy;
 }
 
-// Standard base64 up to the padding or the first other character, each line decoded from its
-// own start (base64 wrapped at 64 or 76 columns keeps whole quanta on every line; a short line
-// of text before the encoding does not shift it).
-std::string decode_base64(std::string_view text) {
-  static const auto kValues = [] {
-    std::array<int8_t, 256> v{};
-    v.fill(-1);
-    const std::string_view alphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (std::size_t i = 0; i < alphabet.size(); ++i)
-      v[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
-    return v;
-  }();
-  std::string out;
-  uint32_t bits = 0;
-  int held = 0;
-  for (char c : text) {
-    if (c == '\r' || c == '\n') {
-      held = 0;
-      continue;
-    }
-    const int value = kValues[static_cast<unsigned char>(c)];
-    if (value < 0) break;
-    bits = (bits << 6) | static_cast<uint32_t>(value);
-    held += 6;
-    if (held >= 8) {
-      held -= 8;
-      out += static_cast<char>((bits >> held) & 0xFF);
-    }
-  }
-  return out;
-}
-
-// True when a configured regex asserts the absolute start or end of its text (\A, \z), which
-// a search of several texts joined together would not see (^ and $ are line anchors: every
-// rule is compiled in multi-line mode).
+// True when a configured regex asserts the absolute start or end of its text (\A, \z, or ^
+// and $ with multi-line mode turned off by a (?-m) flag), which a search of several texts
+// joined together would not see (every rule is compiled in multi-line mode, where ^ and $ are
+// line anchors).
 bool may_anchor(std::string_view regex) {
   for (std::size_t i = 0; i + 1 < regex.size(); ++i) {
-    if (regex[i] != '\\') continue;
-    if (regex[i + 1] == 'A' || regex[i + 1] == 'z') return true;
-    ++i;
+    if (regex[i] == '\\') {
+      if (regex[i + 1] == 'A' || regex[i + 1] == 'z') return true;
+      ++i;
+    } else if (regex.compare(i, 2, "(?") == 0) {
+      const std::size_t end = regex.find_first_of(":)", i);
+      const std::string_view flags =
+          regex.substr(i + 2, end == std::string_view::npos ? 0 : end - i - 2);
+      const std::size_t minus = flags.find('-');
+      if (minus != std::string_view::npos && flags.find('m', minus) != std::string_view::npos)
+        return true;
+    }
   }
   return false;
 }
@@ -242,12 +219,15 @@ struct Redactor::Rules {
     bool decode_base64 = false;
     bool anchored = false;              // \A or \z: not searched in joined texts
     std::vector<std::string> keywords;  // lower case; none: every text
+    std::vector<std::string> required;  // lower case: every match holds one (prefilter)
+    int context = 0;                    // see SecretRule::context
     std::vector<const Allow*> allows;   // its own, then those of every rule
   };
   std::deque<Rule> list;
   std::deque<Allow> allows;
-  std::unique_ptr<RulePrefilter> prefilter;  // null: `set` chooses the rules
-  std::unique_ptr<RE2::Set> set;             // every rule
+  RuleChoice choice = RuleChoice::kPrefilter;
+  std::unique_ptr<RulePrefilter> prefilter;  // kPrefilter
+  std::unique_ptr<RE2::Set> set;             // kRe2Set: every rule
   bool builtin_only = true;                  // no configured rules (see only_json_syntax_outside)
 
   std::string marker(int rule) const {
@@ -263,20 +243,24 @@ struct Redactor::Rules {
 
   // The rules that may find something in `text`, ascending: a superset of those that do.
   void candidates(std::string_view text, std::vector<int>& out) const {
-    if (prefilter) return prefilter->candidates(text, out);
-    // Without the prefilter: the rules the set says match, and the anchored ones (the set's
-    // verdict on joined texts does not hold for them), that hold one of their keywords.
+    if (choice == RuleChoice::kPrefilter) return prefilter->candidates(text, out);
     out.clear();
     std::vector<int> hits;
-    RE2::Set::ErrorInfo info{};
-    if (!set->Match(piece(text), &hits, &info) && info.kind == RE2::Set::kOutOfMemory) {
-      hits.resize(list.size());  // the set ran out of memory: every rule looks for itself
+    if (choice == RuleChoice::kEveryRule) {
+      hits.resize(list.size());
       std::iota(hits.begin(), hits.end(), 0);
+    } else {  // the rules the set says match, and the anchored ones (its verdict on joined
+              // texts does not hold for them)
+      RE2::Set::ErrorInfo info{};
+      if (!set->Match(piece(text), &hits, &info) && info.kind == RE2::Set::kOutOfMemory) {
+        hits.resize(list.size());  // the set ran out of memory: every rule looks for itself
+        std::iota(hits.begin(), hits.end(), 0);
+      }
+      for (std::size_t i = 0; i < list.size(); ++i)
+        if (list[i].anchored) hits.push_back(static_cast<int>(i));
+      std::sort(hits.begin(), hits.end());
+      hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
     }
-    for (std::size_t i = 0; i < list.size(); ++i)
-      if (list[i].anchored) hits.push_back(static_cast<int>(i));
-    std::sort(hits.begin(), hits.end());
-    hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
     const std::string lower = ascii_lower(text);
     for (int i : hits)
       if (has_keyword(list[static_cast<std::size_t>(i)], lower)) out.push_back(i);
@@ -286,11 +270,23 @@ struct Redactor::Rules {
   bool clean(std::string_view text) const {
     std::vector<int> rules;
     candidates(text, rules);
-    return std::none_of(rules.begin(), rules.end(), [&](int i) {
-      const Rule& rule = list[static_cast<std::size_t>(i)];
-      return rule.anchored ||
-             rule.regex.get().Match(piece(text), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
-    });
+    if (rules.empty()) return true;
+    if (std::any_of(rules.begin(), rules.end(),
+                    [&](int i) { return list[static_cast<std::size_t>(i)].anchored; }))
+      return false;
+    std::vector<int> matching;
+    which_match(text, rules, matching);
+    return matching.empty();
+  }
+
+  // The members of `rules` whose regex matches somewhere in `text`, ascending, in `matching`.
+  void which_match(std::string_view text, const std::vector<int>& rules,
+                   std::vector<int>& matching) const {
+    matching.clear();
+    for (int i : rules)
+      if (list[static_cast<std::size_t>(i)].regex.get().Match(piece(text), 0, text.size(),
+                                                              RE2::UNANCHORED, nullptr, 0))
+        matching.push_back(i);
   }
 
   static re2::StringPiece secret_of(const Rule& rule, const std::vector<re2::StringPiece>& groups) {
@@ -299,6 +295,21 @@ struct Redactor::Rules {
       for (std::size_t g = 1; g < groups.size(); ++g)
         if (!groups[g].empty()) return groups[g];
     return groups[0];
+  }
+
+  // The match as gitleaks reads it: `context` more characters of a name before it.
+  static std::string_view gitleaks_match(const Rule& rule, std::string_view text,
+                                         std::string_view match) {
+    auto begin = static_cast<std::size_t>(match.data() - text.data());
+    const std::size_t end = begin + match.size();
+    for (int n = 0; n < rule.context && begin > 0; ++n) {
+      const char c = text[begin - 1];
+      const bool name = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+      if (!name) break;
+      --begin;
+    }
+    return text.substr(begin, end - begin);
   }
 
   static bool allowed(const Allow& allow, std::string_view text, std::string_view match,
@@ -324,8 +335,9 @@ struct Redactor::Rules {
                  std::string_view secret) const {
     if (rule.entropy > 0 && shannon_entropy(secret) <= rule.entropy) return false;
     const std::string lower_secret = ascii_lower(secret);
+    const std::string_view whole = gitleaks_match(rule, text, match);
     for (const Allow* allow : rule.allows)
-      if (allowed(*allow, text, match, secret, lower_secret)) return false;
+      if (allowed(*allow, text, whole, secret, lower_secret)) return false;
     if (rule.decode_base64) return decodes_to_secret(secret);
     return true;
   }
@@ -334,7 +346,7 @@ struct Redactor::Rules {
   // a path) decodes to a secret at one of the four alignments of its first quantum.
   bool decodes_to_secret(std::string_view run) const {
     for (std::size_t skip = 0; skip < 4 && skip < run.size(); ++skip)
-      if (!find(decode_base64(run.substr(skip)), false).empty()) return true;
+      if (!find(base64_decode_lines(run.substr(skip)), false).empty()) return true;
     return false;
   }
 
@@ -521,36 +533,44 @@ Redactor::Redactor(const RedactionConfig& config, const RedactorOptions& options
   for (const auto& a : builtin_allows) add_allow(a.rule, a.target, a.stopword, a.value);
   for (const auto& a : config.allow)
     for (const auto& rule : a.rules) add_allow(rule, AllowTarget::kSecret, false, a.regex);
-  auto add_rule = [&](const std::string& id, const std::string& regex, int group, double entropy,
-                      bool decode, const std::vector<std::string>& keywords) {
-    Rules::Rule& rule = r.list.emplace_back(id, "(?m)" + regex);
-    rule.group = group;
-    rule.entropy = entropy;
-    rule.decode_base64 = decode;
-    rule.anchored = may_anchor(regex);
-    rule.keywords = keywords;
+  auto add_rule = [&](const SecretRule& spec) {
+    Rules::Rule& rule = r.list.emplace_back(spec.id, "(?m)" + spec.regex);
+    rule.group = spec.group;
+    rule.entropy = spec.entropy;
+    rule.decode_base64 = spec.decode_base64;
+    rule.anchored = may_anchor(spec.regex);
+    rule.keywords = spec.keywords;
+    rule.required = spec.required;
+    rule.context = spec.context;
+    const std::string& id = spec.id;
     for (const char* key : {id.c_str(), "*"})
       if (auto it = allows_of.find(key); it != allows_of.end())
         rule.allows.insert(rule.allows.end(), it->second.begin(), it->second.end());
   };
   for (const auto& b : builtin)
     if (std::find(config.disable.begin(), config.disable.end(), b.id) == config.disable.end())
-      add_rule(b.id, b.regex, b.group, b.entropy, b.decode_base64, b.keywords);
+      add_rule(b);
   for (const auto& c : config.rules) {
     RE2 re(c.regex, rule_options());
     if (!re.ok())
       throw std::runtime_error(
           fmt::format("redaction rule '{}' does not compile: {}", c.id, re.error()));
     r.builtin_only = false;
-    add_rule(c.id, c.regex, c.group >= 0 ? c.group : (re.NumberOfCapturingGroups() > 0 ? 1 : 0), 0,
-             false, {});
+    SecretRule spec;
+    spec.id = c.id;
+    spec.regex = c.regex;
+    spec.group = c.group >= 0 ? c.group : (re.NumberOfCapturingGroups() > 0 ? 1 : 0);
+    add_rule(spec);
   }
-  if (options.prefilter) {
+  r.choice = options.choice;
+  if (r.choice == RuleChoice::kPrefilter) {
     std::vector<RulePrefilter::Rule> inputs;
-    for (const auto& rule : r.list) inputs.push_back({rule.keywords, rule.regex.pattern()});
+    for (const auto& rule : r.list)
+      inputs.push_back({rule.keywords, rule.required, rule.regex.pattern()});
     r.prefilter = std::make_unique<RulePrefilter>(inputs);
     return;
   }
+  if (r.choice == RuleChoice::kEveryRule) return;
   RE2::Options set_options = rule_options();
   set_options.set_max_mem(int64_t{256} << 20);  // some 250 rules, long counted repeats
   r.set = std::make_unique<RE2::Set>(set_options, RE2::UNANCHORED);

@@ -26,11 +26,15 @@ class RecordScan {
   std::vector<std::pair<std::size_t, std::size_t>> strings_;  // offset and size in searched_
 };
 
+// How the rules that run on a text are chosen; the results are the same, byte for byte.
+enum class RuleChoice {
+  kPrefilter,  // one Vectorscan pass over every rule's keywords and required strings (helix's)
+  kEveryRule,  // every rule whose keywords the text holds, each run alone (what tests compare)
+  kRe2Set,     // one RE2::Set of every rule, as helix chose before the prefilter (bench/)
+};
+
 struct RedactorOptions {
-  // How the rules that run on a text are chosen. true: a keyword prefilter (one Vectorscan
-  // pass); false: one RE2::Set of every rule. The results are the same, byte for byte (tests
-  // compare the two paths; bench/ times them).
-  bool prefilter = true;
+  RuleChoice choice = RuleChoice::kPrefilter;
   // The built-in rules and allow entries; null: builtin_secret_rules() and
   // builtin_secret_allows(). Not owned; must outlive the Redactor.
   const std::vector<SecretRule>* rules = nullptr;

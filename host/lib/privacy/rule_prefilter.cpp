@@ -16,6 +16,9 @@ namespace {
 // FilteredRE2 drops required strings shorter than this (the regex then runs on every text).
 constexpr int kMinAtomLength = 3;
 
+// What a rule needs seen in a text (RulePrefilter::needs_).
+constexpr uint8_t kKeyword = 1, kRequired = 2;
+
 // The only characters outside ASCII that RE2's case folding makes equal to ASCII letters: the
 // Kelvin sign (k) and the long s (s). A case-insensitive regex may match them where a required
 // string, lower-cased, is not in the text: such a text runs every rule without keywords.
@@ -48,17 +51,26 @@ RulePrefilter::RulePrefilter(const std::vector<Rule>& rules) : rule_count_(rules
     auto [it, added] = ids.emplace(text, static_cast<unsigned>(ids.size()));
     if (added) {
       literal_rules_.emplace_back();
+      literal_needed_.emplace_back();
       literal_atom_.push_back(-1);
     }
     return it->second;
   };
   std::vector<int> keywordless;
+  needs_.assign(rules.size(), 0);
   for (std::size_t i = 0; i < rules.size(); ++i) {
+    const int rule = static_cast<int>(i);
     for (const auto& k : rules[i].keywords)
-      if (!k.empty()) literal_rules_[literal(k)].push_back(static_cast<int>(i));
-    if (std::none_of(rules[i].keywords.begin(), rules[i].keywords.end(),
-                     [](const std::string& k) { return !k.empty(); }))
-      keywordless.push_back(static_cast<int>(i));
+      if (!k.empty()) {
+        literal_rules_[literal(k)].push_back(rule);
+        needs_[i] |= kKeyword;
+      }
+    for (const auto& r : rules[i].required)
+      if (!r.empty()) {
+        literal_needed_[literal(r)].push_back(rule);
+        needs_[i] |= kRequired;
+      }
+    if (!(needs_[i] & kKeyword)) keywordless.push_back(rule);
   }
   if (!keywordless.empty()) {
     filtered_ = std::make_unique<re2::FilteredRE2>(kMinAtomLength);
@@ -124,8 +136,15 @@ void RulePrefilter::candidates(std::string_view text, std::vector<int>& out) con
     if (status != HS_SUCCESS)
       throw std::runtime_error(fmt::format("Vectorscan scan failed (error {})", status));
   }
-  for (unsigned id : hits)
-    out.insert(out.end(), literal_rules_[id].begin(), literal_rules_[id].end());
+  thread_local std::vector<uint8_t> seen;  // per rule: what of its needs the text holds
+  seen.assign(rule_count_, 0);
+  for (unsigned id : hits) {
+    for (int r : literal_rules_[id]) seen[static_cast<std::size_t>(r)] |= kKeyword;
+    for (int r : literal_needed_[id]) seen[static_cast<std::size_t>(r)] |= kRequired;
+  }
+  for (std::size_t i = 0; i < rule_count_; ++i)
+    if ((needs_[i] & kKeyword) && (seen[i] & needs_[i]) == needs_[i])
+      out.push_back(static_cast<int>(i));
   if (filtered_) {
     if (has_ascii_fold_partner(text)) {
       out.insert(out.end(), filtered_rule_.begin(), filtered_rule_.end());

@@ -51,7 +51,7 @@ double number(std::string_view text, std::string_view what, std::size_t line) {
 
 std::vector<SecretRule> parse_secret_rules(std::string_view tsv) {
   std::vector<SecretRule> rules;
-  for_each_row(tsv, 9, "secret_rules.tsv", [&](std::size_t line, const auto& f) {
+  for_each_row(tsv, 11, "secret_rules.tsv", [&](std::size_t line, const auto& f) {
     SecretRule r;
     r.id = f[0];
     if (f[1] != "high" && f[1] != "generic")
@@ -63,9 +63,12 @@ std::vector<SecretRule> parse_secret_rules(std::string_view tsv) {
     r.decode_base64 = f[4] == "base64";
     if (f[5] != "-")
       for (auto k : split(f[5], ',')) r.keywords.emplace_back(k);
-    r.regex = f[6];
-    r.sample = f[7];
-    r.source = f[8];
+    if (f[6] != "-")
+      for (auto k : split(f[6], ',')) r.required.emplace_back(k);
+    r.context = static_cast<int>(number(f[7], "secret_rules.tsv", line));
+    r.regex = f[8];
+    r.sample = f[9];
+    r.source = f[10];
     rules.push_back(std::move(r));
   });
   return rules;

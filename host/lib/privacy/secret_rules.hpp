@@ -21,9 +21,11 @@ struct SecretRule {
   double entropy = 0;          // a secret of this Shannon entropy (bits a byte) or less is kept
   bool decode_base64 = false;  // the match is decoded; redacted when another rule finds in it
   std::vector<std::string> keywords;  // lower case: the rule applies to texts holding one
-  std::string regex;                  // RE2, compiled in multi-line mode
-  std::string sample;                 // a text the rule redacts (secret_sample.hpp), or "-"
-  std::string source;                 // where the format comes from
+  std::vector<std::string> required;  // lower case: every match holds one (a prefilter only)
+  int context = 0;     // gitleaks' match starts up to this many [\w.-] before this rule's
+  std::string regex;   // RE2, compiled in multi-line mode
+  std::string sample;  // a text the rule redacts (secret_sample.hpp), or "-"
+  std::string source;  // where the format comes from
 };
 
 enum class AllowTarget { kSecret, kMatch, kLine };
