@@ -10,6 +10,7 @@
 #include "cli/cmd_retention.hpp"
 #include "cli/cost_notes.hpp"
 #include "recall/session_json.hpp"
+#include "recall/session_tree.hpp"
 #include "store/digest_store.hpp"
 #include "store/price_store.hpp"
 #include "store/store.hpp"
@@ -31,8 +32,8 @@ constexpr const char* kUsage = R"(usage: helix-host [global options] <command> [
 
 commands:
   sweep                 ingest new and changed agent transcripts into the store
-  sessions              list stored sessions   [--json --flavor F --repo R --since DATE]
-  show <uid>            one session and its events   [--json --bodies]
+  sessions              list stored sessions   [--json --tree --flavor F --repo R --since DATE]
+  show <uid>            one session and its events   [--json --bodies --all]
   status                store counts and sizes   [--json]
   plugins               loaded and refused plugins
   config                the effective configuration
@@ -55,14 +56,23 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
 
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("sweep options");
-  opts.add_options()("quiet,q", "print only problems");
+  opts.add_options()("quiet,q", "print only problems")(
+      "retry-quarantined", "read quarantined sources again (a plugin crashed or hung on them)")(
+      "reparse", po::value<std::vector<std::string>>()->composing(),
+      "read every source of this adapter plugin again from its start (repeatable)");
   auto vm = parse_command(args, opts);
+  SweepOptions options;
+  options.retry_quarantined = vm.count("retry-quarantined") > 0;
+  if (vm.count("reparse")) options.reparse = vm["reparse"].as<std::vector<std::string>>();
   Config config = load_config(g.config_file);
   PluginRegistry registry;
   load_plugins(registry, g, config);
   print_refusals(registry);
   if (registry.adapters().empty())
     throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
+  for (const auto& name : options.reparse)
+    if (const PluginInfo* p = registry.find(name); !p || !p->adapter)
+      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded", name));
   auto db_file = store_file(g, config);
   SweepLock lock(db_file);
   if (!lock.acquired()) {
@@ -76,16 +86,18 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   const bool quiet = vm.count("quiet") > 0;
   const bool live = ::isatty(STDERR_FILENO) && !quiet;
   Pipeline pipeline(store, registry, config);
-  const PipelineReport report =
-      pipeline.sweep_all([&](std::size_t done, std::size_t total, const std::string&) {
+  const PipelineReport report = pipeline.sweep_all(
+      [&](std::size_t done, std::size_t total, const std::string&) {
         if (live && (done % 16 == 0 || done == total))
           std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
         if (live && done == total) std::cerr << "\n";
-      });
+      },
+      options);
   print_sweep_step(report.sweep, db_file, quiet);
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
-  return kExitOk;
+  const SweepReport& r = report.sweep;
+  return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;
 }
 
 void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file, bool quiet) {
@@ -101,6 +113,13 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
         r.sessions_touched.size(), r.events_added, r.copies_skipped, r.usage_records);
     std::cout << fmt::format("  read {} in {:.2f} s into {}\n", human_bytes(r.bytes_read),
                              r.seconds, db_file.string());
+    if (r.sources_quarantined + r.sources_still_quarantined + r.sources_orphaned +
+            r.sources_reparsed >
+        0)
+      std::cout << fmt::format(
+          "  quarantined {} ({} new), orphaned {}, re-parsed for a new adapter version {}\n",
+          r.sources_quarantined + r.sources_still_quarantined, r.sources_quarantined,
+          r.sources_orphaned, r.sources_reparsed);
     if (!r.warnings_by_category.empty()) {
       std::cout << "  warnings:";
       for (const auto& [category, n] : r.warnings_by_category)
@@ -115,7 +134,8 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("sessions options");
   opts.add_options()("json", "JSON array")("flavor", po::value<std::string>(), "only this flavor")(
       "repo", po::value<std::string>(), "only this repository")(
-      "since", po::value<std::string>(), "only sessions active since DATE (YYYY-MM-DD)");
+      "since", po::value<std::string>(), "only sessions active since DATE (YYYY-MM-DD)")(
+      "tree", "subagent sessions under their parents, forks under their origins");
   auto vm = parse_command(args, opts);
   SessionFilter filter;
   if (vm.count("flavor")) filter.flavor = vm["flavor"].as<std::string>();
@@ -149,14 +169,26 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   }
   std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9}  {:<20} {}\n", "SESSION",
                            "STARTED", "EVENTS", "INPUT", "OUTPUT", "COST USD", "REPO", "TITLE");
-  store.for_each_session(filter, [&](const SessionRow& s) {
-    ++n;
+  auto print = [&](const SessionRow& s, int depth) {
     note_unpriced(s);
-    std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9.2f}  {:<20} {}\n", s.uid,
+    std::string uid = std::string(2 * static_cast<std::size_t>(depth), ' ') + s.uid;
+    std::string title = s.title.substr(0, 60);
+    if (depth > 0 && !s.forked_from.empty() && s.parent_uid.empty()) title = "(fork) " + title;
+    std::cout << fmt::format("{:<50} {:<20} {:>7} {:>10} {:>9} {:>9.2f}  {:<20} {}\n", uid,
                              iso8601(s.started_at_ms).substr(0, 19), s.event_count,
                              s.usage.input_tokens, s.usage.output_tokens, s.cost_usd.value_or(0),
-                             s.repo, s.title.substr(0, 60));
-  });
+                             s.repo, title);
+  };
+  if (vm.count("tree")) {  // the whole listing is needed to place children under parents
+    const std::vector<SessionRow> rows = store.sessions(filter);
+    for (const auto& node : session_tree(rows)) print(rows[node.index], node.depth);
+    n = rows.size();
+  } else {
+    store.for_each_session(filter, [&](const SessionRow& s) {
+      ++n;
+      print(s, 0);
+    });
+  }
   std::cout << fmt::format("{} sessions\n", n);
   warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced_sessions(store, unpriced);
@@ -190,7 +222,8 @@ int show_evicted(Store& store, const Config& config, const SessionRow& session, 
 int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("show options");
   opts.add_options()("uid", po::value<std::string>(), "session uid")("json", "JSON document")(
-      "bodies", "include each event's full text");
+      "bodies", "include each event's full text")(
+      "all", "list bookkeeping and context records (kind other) too");
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
@@ -218,17 +251,32 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   std::cout << fmt::format("{}  {}\n", s.uid, s.title);
   std::cout << fmt::format("  repo {}  cwd {}  branch {}  model {}\n", s.repo, s.cwd, s.git_branch,
                            s.model);
+  if (!s.parent_uid.empty()) std::cout << fmt::format("  subagent of {}\n", s.parent_uid);
+  if (!s.forked_from.empty())
+    std::cout << fmt::format("  forked from {} (the records it copied are listed there)\n",
+                             s.forked_from);
   std::cout << fmt::format("  {} -> {}  events {}  tokens in {} out {} cache read {} write {}\n",
                            iso8601(s.started_at_ms), iso8601(s.ended_at_ms), s.event_count,
                            s.usage.input_tokens, s.usage.output_tokens, s.usage.cache_read_tokens,
                            s.usage.cache_creation_tokens);
   std::cout << "  " << cost_line(s) << "\n";
-  for (const auto& e : events) {
-    std::cout << fmt::format("{:>5} {:<19} {:<18} {:<14} {}{}\n", e.seq,
-                             iso8601(e.ts_ms).substr(0, 19), e.kind, e.tool,
+  // Each subagent's events under the call that launched it; bookkeeping only with --all.
+  std::size_t hidden = 0;
+  for (const auto& node : nest_subagents(events)) {
+    const EventRow& e = events[node.index];
+    if (e.kind == "other" && !vm.count("all")) {
+      ++hidden;
+      continue;
+    }
+    const std::string indent(2 * static_cast<std::size_t>(node.depth), ' ');
+    std::cout << fmt::format("{:>5} {:<19} {:<18} {:<14} {}{}{}\n", e.seq,
+                             iso8601(e.ts_ms).substr(0, 19), e.kind, e.tool, indent,
                              e.is_sidechain ? "[side] " : "", e.summary);
     if (vm.count("bodies") && !e.text.empty()) std::cout << e.text << "\n";
   }
+  if (hidden > 0)
+    std::cout << fmt::format("  ({} bookkeeping and context events not listed; --all lists them)\n",
+                             hidden);
   return kExitOk;
 }
 
@@ -252,6 +300,12 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
                            human_bytes(s.tier2_bytes), human_bytes(s.file_bytes));
   for (const auto& [state, n] : s.sources_by_state)
     std::cout << fmt::format("  sources {}: {}\n", state, n);
+  for (const auto& u : s.unread_sources)
+    std::cout << (u.state == SourceState::quarantined
+                      ? fmt::format("  quarantined {} (plugin '{}'): {}\n", u.path, u.adapter,
+                                    u.reason)
+                      : fmt::format("  orphaned {} (plugin '{}' is not loaded)\n", u.path,
+                                    u.adapter));
   boost::json::object retention;
   add_retention_status(retention, store, config, s.tier2_bytes);
   std::cout << fmt::format("  analyzed {}  evicted {}  evictable {}  data loss events {}\n",
@@ -273,6 +327,19 @@ int cmd_plugins(const Globals& g, const std::vector<std::string>& args) {
   for (const auto& p : registry.loaded())
     std::cout << fmt::format("{:<16} {:<9} {:<9} {:<5} {}\n", p.name, p.kind, p.version,
                              fmt::format("{}.{}", p.abi_major, p.abi_minor), p.path.string());
+  // Sources its plugins could not read, when there is a store to ask.
+  const auto db_file = store_file(g, config);
+  std::error_code ec;
+  if (std::filesystem::exists(db_file, ec)) {
+    Store store(db_file, /*read_only=*/true);
+    for (const auto& u : store.unread_sources())
+      if (u.state == SourceState::quarantined)
+        std::cout << fmt::format("quarantined: {} by plugin '{}': {}\n", u.path, u.adapter,
+                                 u.reason);
+      else
+        std::cout << fmt::format("orphaned: {}: its plugin '{}' is not loaded\n", u.path,
+                                 u.adapter);
+  }
   for (const auto& r : registry.refused())
     std::cout << fmt::format("refused: {}: {}\n", r.path.string(), r.reason);
   return kExitOk;
@@ -282,7 +349,10 @@ int cmd_config(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("config options");
   parse_command(args, opts);
   Config config = load_config(g.config_file);
+  // The directories in effect: --plugins replaces [plugins] dirs (see load_plugins).
+  if (!g.plugin_dirs.empty()) config.plugin_dirs = g.plugin_dirs;
   std::cout << to_toml(config);
+  if (!g.plugin_dirs.empty()) std::cout << "# [plugins] dirs in effect: from --plugins\n";
   std::cout << fmt::format("# store file in effect: {}\n", store_file(g, config).string());
   return kExitOk;
 }
