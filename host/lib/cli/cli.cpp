@@ -120,6 +120,11 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
           "  quarantined {} ({} new), orphaned {}, re-parsed for a new adapter version {}\n",
           r.sources_quarantined + r.sources_still_quarantined, r.sources_quarantined,
           r.sources_orphaned, r.sources_reparsed);
+    if (r.paths_refused > 0)
+      std::cout << fmt::format(
+          "  refused {} (credential files, links out of the roots, unreadable folders: named "
+          "below)\n",
+          r.paths_refused);
     if (!r.warnings_by_category.empty()) {
       std::cout << "  warnings:";
       for (const auto& [category, n] : r.warnings_by_category)
