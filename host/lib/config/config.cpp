@@ -1,11 +1,18 @@
 #include "config/config.hpp"
 
+#include "base/ownership.hpp"
+
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -82,6 +89,51 @@ boost::json::value to_json(const toml::node& node) {
   std::ostringstream text;  // dates and times as text
   node.visit([&](auto&& concrete) { text << concrete; });
   return boost::json::string(text.str());
+}
+
+// What a user who could change the configuration could do (it names plugin folders, roots and
+// the redaction rules).
+constexpr std::string_view kStake =
+    "could choose the plugins helix-host runs and what it reads and stores unredacted";
+
+// The configuration file's text, read from one descriptor after checking that descriptor and
+// the folder the file is in, as ssh and sudo check theirs. Throws std::runtime_error with the
+// fix for one another user could change.
+std::string read_trusted_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot read the configuration {}: {}", file.string(), std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::runtime_error(
+        fmt::format("the configuration {} is not a regular file", file.string()));
+  if (auto why = changeable_by_others(st, "configuration file", file.string(), kStake);
+      !why.empty())
+    throw std::runtime_error(why);
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(file, ec);  // a link's target, and its folder
+  const auto folder = (ec ? std::filesystem::absolute(file) : real).parent_path();
+  struct stat dir {};
+  if (::stat(folder.c_str(), &dir) == 0)
+    if (auto why =
+            changeable_by_others(dir, "folder of the configuration file", folder.string(), kStake);
+        !why.empty())
+      throw std::runtime_error(why);
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      throw std::runtime_error(
+          fmt::format("cannot read the configuration {}: {}", file.string(), std::strerror(errno)));
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
 }
 
 // [[redaction.rules]] entries.
@@ -335,7 +387,8 @@ Config load_config(const std::string& explicit_file) {
   if (file.empty()) return c;
   c.file = file;
   try {
-    apply(c, toml::parse_file(file.string()));
+    const std::string text = read_trusted_file(file);
+    apply(c, toml::parse(text, file.string()));
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(
         fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
