@@ -50,7 +50,10 @@ std::string required_uid(const po::variables_map& vm, const char* command) {
 
 std::optional<SessionRow> find_session_or_report(Store& store, const std::string& uid) {
   auto session = store.session(uid);
-  if (!session) std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
+  if (!session && uid.empty())
+    std::cerr << "helix-host: no session: the session uid is empty (see 'helix-host sessions')\n";
+  else if (!session)
+    std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
   return session;
 }
 

@@ -109,6 +109,23 @@ HookEvent resolve_event(const PluginRegistry& registry, std::string flavor,
   return e;
 }
 
+// Control bytes (a newline or a terminal escape in a session id) as \xNN, and the backslash
+// as \\: one log line per entry, which no entry can forge or colour.
+std::string escape_controls(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f)
+      out += fmt::format("\\x{:02x}", byte);
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
+  }
+  return out;
+}
+
 class HookLog {
  public:
   HookLog(std::filesystem::path file, const RedactionConfig& redaction)
@@ -118,7 +135,7 @@ class HookLog {
     std::string line;
     try {
       if (!redactor_) redactor_.emplace(redaction_);
-      line = redactor_->redacted(raw);
+      line = escape_controls(redactor_->redacted(raw));
     } catch (const std::exception&) {
       line = "(a line could not be redacted and was left out)";
     }
