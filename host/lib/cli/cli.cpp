@@ -97,6 +97,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
   const SweepReport& r = report.sweep;
+  if (r.store_failures > 0) return kExitStoreFailed;
   return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;
 }
 

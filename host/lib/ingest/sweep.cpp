@@ -41,6 +41,7 @@ class BatchScope {
   void finish(SweepReport& report) {
     try {
       store_.end_batch();
+      note_committed(report);
     } catch (const BatchLost& e) {
       report_lost_batch(report, e);
     }

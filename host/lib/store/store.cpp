@@ -385,6 +385,7 @@ void Store::commit_batch() {
   } catch (const std::exception& e) {
     throw BatchLost(e.what());
   }
+  ++batches_committed_;
 }
 
 void Store::end_batch() {
