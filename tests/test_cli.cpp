@@ -172,6 +172,29 @@ BOOST_AUTO_TEST_CASE(every_command_refuses_a_store_of_a_newer_schema) {
   BOOST_TEST(version.integer(0) == 99);  // not migrated
 }
 
+// A digest row that is not valid JSON (a damaged store) is named by its session, digester and
+// table, not reported as a parser's position alone.
+BOOST_AUTO_TEST_CASE(a_corrupt_digest_names_its_session_and_table) {
+  Sample& s = sample();
+  TempDir copy;
+  std::filesystem::create_directories(copy / "store");
+  std::filesystem::copy_file(s.dir / "store/helix.db", copy / "store/helix.db");
+  std::string uid;
+  {
+    helix::Database db(copy / "store/helix.db");
+    auto first = db.prepare("SELECT session_uid FROM digests ORDER BY session_uid LIMIT 1");
+    BOOST_TEST_REQUIRE(first.step());
+    uid = first.text(0);
+    db.exec("UPDATE digests SET json = '{\"outcome\": tru' WHERE session_uid = '" + uid + "'");
+  }
+  for (const char* json : {"", " --json"}) {
+    Run r = run_helix(s.env, copy / "store", "digest " + uid + json, copy / "stderr.txt");
+    BOOST_TEST(r.exit_code == 3, r.err);
+    BOOST_TEST(r.err.find("the digest of session " + uid) != std::string::npos, r.err);
+    BOOST_TEST(r.err.find("(table digests) is not valid JSON") != std::string::npos, r.err);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_second_concurrent_sweep_exits_75_at_once) {
   Sample& s = sample();
   const std::string lock = (s.dir / "store/helix.db.lock").string();

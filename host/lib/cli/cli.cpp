@@ -205,7 +205,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
 int show_evicted(Store& store, const Config& config, const SessionRow& session, bool json) {
   auto digest = find_digest(store, session.uid, primary_digester(config));
   boost::json::value digest_json = nullptr;
-  if (digest) digest_json = boost::json::parse(digest->json);
+  if (digest) digest_json = parse_stored_digest(*digest);
   const auto unpriced = session_unpriced_models(store, session.uid);
   warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced(unpriced);
