@@ -2,15 +2,24 @@
 // corpus and the store a sweep made of it. The sum is a floor no sweep built on these libraries
 // goes under; bench/run sets it beside the measured sweep and ccusage. See bench/README.md.
 //
-//   helix-floor --corpus DIR [--corpus DIR ...] --store FILE --work DIR
+//   helix-floor --corpus DIR [--corpus DIR ...] --work DIR [--store FILE] [--old-rules FILE]
 //
 // Prints one line per stage: `floor <stage> <cpu seconds> <bytes>`. Stages: read (the files
 // into memory), json (every line through the SDK's LineParser), redact (every line through the
 // host's Redactor, as records are), zstd (the files in 1 MiB frames at level 3, as packs are),
 // rows (the store's event rows inserted into an empty copy of their table and its indexes, one
-// transaction), fts (the store's searchable texts indexed into an empty FTS5 table).
+// transaction), fts (the store's searchable texts indexed into an empty FTS5 table); rows and
+// fts only with --store.
+//
+// --old-rules names the rule table of before issue 15 (host/lib/privacy/secret_patterns.tsv
+// at 6a59cf5: 42 rules, no keywords): the same lines are then redacted three more ways, each a
+// line `redaction <variant> <cpu seconds> <bytes> <secrets replaced> <digest of the output>`:
+// before (those rules, chosen by one RE2::Set, as helix did), every_rule (today's rules, each
+// run on every text holding one of its keywords) and prefilter (today's rules chosen by the
+// keyword prefilter, as helix does): the last two must print the same digest.
 #include "model/payload_pack.hpp"
 #include "privacy/redactor.hpp"
+#include "privacy/secret_rules.hpp"
 #include "store/database.hpp"
 
 #include <helix/json.hpp>
@@ -74,6 +83,49 @@ void for_each_line(const std::vector<std::string>& files, F&& f) {
   }
 }
 
+// The rule table of before issue 15: id, confidence, group, regex, source; its "low" rules
+// were not applied. No keywords: every rule is chosen by the RE2::Set alone.
+std::vector<helix::SecretRule> old_rules(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read " + file.string());
+  std::vector<helix::SecretRule> rules;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
+    if (f.size() != 5) throw std::runtime_error(file.string() + ": a line without 5 columns");
+    if (f[1] == "low") continue;
+    helix::SecretRule r;
+    r.id = f[0];
+    r.group = std::stoi(f[2]);
+    r.regex = f[3];
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+// Every line through a Redactor built with `options`, construction included; then the count of
+// secrets replaced and a digest of what came out.
+void redaction(const char* variant, const std::vector<std::string>& files, int64_t bytes,
+               const helix::RedactorOptions& options) {
+  int64_t replaced = 0;
+  std::size_t digest = 0;
+  const double start = cpu_seconds();
+  {
+    helix::Redactor redactor({}, options);
+    std::string record;
+    for_each_line(files, [&](std::string_view line) {
+      record.assign(line);
+      replaced += redactor.redact_record(record);
+      digest = digest * 1000003u ^ std::hash<std::string>{}(record);
+    });
+  }
+  std::printf("redaction %s %.3f %lld %lld %016zx\n", variant, cpu_seconds() - start,
+              static_cast<long long>(bytes), static_cast<long long>(replaced), digest);
+  std::fflush(stdout);
+}
+
 // A new database file with the store attached as `src` (read from, never written).
 std::unique_ptr<helix::Database> empty_database(const fs::path& file, const fs::path& store) {
   fs::remove(file);
@@ -115,7 +167,7 @@ void index_texts(const fs::path& store, const fs::path& work) {
 
 int main(int argc, char** argv) {
   std::vector<fs::path> corpus;
-  fs::path store, work;
+  fs::path store, work, old_rules_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--corpus")
@@ -124,9 +176,12 @@ int main(int argc, char** argv) {
       store = argv[i + 1];
     else if (flag == "--work")
       work = argv[i + 1];
+    else if (flag == "--old-rules")
+      old_rules_file = argv[i + 1];
   }
-  if (corpus.empty() || store.empty() || work.empty()) {
-    std::cerr << "usage: helix-floor --corpus DIR [--corpus DIR ...] --store FILE --work DIR\n";
+  if (corpus.empty() || work.empty()) {
+    std::cerr << "usage: helix-floor --corpus DIR [--corpus DIR ...] --work DIR [--store FILE] "
+                 "[--old-rules FILE]\n";
     return 2;
   }
   try {
@@ -158,8 +213,18 @@ int main(int argc, char** argv) {
         for (std::size_t at = 0; at < file.size(); at += kFrame)
           compressor.compress(std::string_view(file).substr(at, kFrame));
     });
-    insert_rows(store, work);
-    index_texts(store, work);
+    if (!old_rules_file.empty()) {
+      const auto before = old_rules(old_rules_file);
+      const std::vector<helix::SecretAllow> no_allows;
+      redaction("before", files, bytes,
+                {.choice = helix::RuleChoice::kRe2Set, .rules = &before, .allows = &no_allows});
+      redaction("every_rule", files, bytes, {.choice = helix::RuleChoice::kEveryRule});
+      redaction("prefilter", files, bytes, {.choice = helix::RuleChoice::kPrefilter});
+    }
+    if (!store.empty()) {
+      insert_rows(store, work);
+      index_texts(store, work);
+    }
   } catch (const std::exception& e) {
     std::cerr << "helix-floor: " << e.what() << "\n";
     return 1;

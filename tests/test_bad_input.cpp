@@ -218,6 +218,30 @@ BOOST_AUTO_TEST_CASE(damaged_records_cost_only_themselves_in_every_adapter) {
   }
 }
 
+// A UTF-8 byte order mark before the first record (editors and Windows tools write one): the
+// file reads as without it, with no damage reported, and the next sweep finds it unchanged (the
+// fingerprints are of the file's own bytes, not of the blanks the BOM is read as).
+BOOST_AUTO_TEST_CASE(a_byte_order_mark_is_read_past_without_a_warning) {
+  for (const auto& flavor : kFlavors) {
+    BOOST_TEST_CONTEXT(flavor.name) {
+      const std::string bytes = test::read_file(fixture(flavor.fixture));
+      SweptStore plain(flavor, bytes);
+      SweptStore marked(flavor, "\xEF\xBB\xBF" + bytes);
+      BOOST_TEST(marked.damage_warnings() == 0);
+      BOOST_TEST(!marked.events.empty());
+      BOOST_TEST((marked.loose == plain.loose), first_difference(plain.loose, marked.loose));
+      PluginRegistry registry;
+      registry.load_directory(HELIX_TEST_PLUGIN_DIR);
+      Config config;
+      config.final_line_grace_seconds = 0;
+      Store store(marked.dir / "store/helix.db");
+      const SweepReport again = Sweep(store, registry, config).run();
+      BOOST_TEST(again.sources_rewritten == 0);
+      BOOST_TEST(again.events_added == 0);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(empty_and_binary_files_never_stop_a_sweep) {
   for (const auto& flavor : kFlavors) {
     BOOST_TEST_CONTEXT(flavor.name) {

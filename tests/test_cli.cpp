@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "helix_command.hpp"
+#include "store/database.hpp"
 #include "temp_dir.hpp"
 
 #include <fcntl.h>
@@ -128,12 +129,70 @@ BOOST_AUTO_TEST_CASE(exit_codes_follow_the_documentation) {
   Run missing = sample().helix("show claude:no-such-session");
   BOOST_TEST(missing.exit_code == 1);
   BOOST_TEST(missing.err.find("no session claude:no-such-session") != std::string::npos);
+  // An empty uid is no session, not the first one the store lists.
+  for (const char* command : {"show ''", "export ''", "resume ''", "show '' --json"}) {
+    Run empty = sample().helix(command);
+    BOOST_TEST(empty.exit_code == 1, command);
+    BOOST_TEST(empty.out.empty(), command);
+    BOOST_TEST(empty.err.find("no session") != std::string::npos, command);
+  }
   Run unknown = sample().helix("frobnicate");
   BOOST_TEST(unknown.exit_code == 2);
   BOOST_TEST(unknown.err.find("unknown command 'frobnicate'") != std::string::npos);
   Run bad_date = sample().helix("sessions --since yesterday");
   BOOST_TEST(bad_date.exit_code == 2);
   BOOST_TEST(bad_date.err.find("is not a date") != std::string::npos);
+}
+
+// A store written by a newer helix-host is refused by every command, read-only ones too, with
+// exit 3 and the reason; the store is left as it was.
+BOOST_AUTO_TEST_CASE(every_command_refuses_a_store_of_a_newer_schema) {
+  Sample& s = sample();
+  TempDir newer;
+  std::filesystem::create_directories(newer / "store");
+  std::filesystem::copy_file(s.dir / "store/helix.db", newer / "store/helix.db");
+  const auto db = newer / "store/helix.db";
+  { helix::Database(db).exec("PRAGMA user_version = 99"); }
+  auto refused = [&](const char* command) {
+    Run r = run_helix(s.env, newer / "store", command, newer / "stderr.txt");
+    BOOST_TEST(r.exit_code == 3, command << ": " << r.err);
+    BOOST_TEST(r.err.find("schema version 99, newer than this helix-host understands") !=
+                   std::string::npos,
+               command << ": " << r.err);
+  };
+  refused("sweep");  // opening it for writing may touch SQLite's header counters, nothing more
+  const auto before = helix::test::read_file(db);
+  for (const char* command : {"sessions", "sessions --json", "status", "show x", "export x",
+                              "search hello", "usage", "resume x", "evict --dry-run"})
+    refused(command);
+  BOOST_TEST((helix::test::read_file(db) == before));  // read-only commands wrote nothing
+  helix::Database check(db);
+  auto version = check.prepare("PRAGMA user_version");
+  BOOST_TEST_REQUIRE(version.step());
+  BOOST_TEST(version.integer(0) == 99);  // not migrated
+}
+
+// A digest row that is not valid JSON (a damaged store) is named by its session, digester and
+// table, not reported as a parser's position alone.
+BOOST_AUTO_TEST_CASE(a_corrupt_digest_names_its_session_and_table) {
+  Sample& s = sample();
+  TempDir copy;
+  std::filesystem::create_directories(copy / "store");
+  std::filesystem::copy_file(s.dir / "store/helix.db", copy / "store/helix.db");
+  std::string uid;
+  {
+    helix::Database db(copy / "store/helix.db");
+    auto first = db.prepare("SELECT session_uid FROM digests ORDER BY session_uid LIMIT 1");
+    BOOST_TEST_REQUIRE(first.step());
+    uid = first.text(0);
+    db.exec("UPDATE digests SET json = '{\"outcome\": tru' WHERE session_uid = '" + uid + "'");
+  }
+  for (const char* json : {"", " --json"}) {
+    Run r = run_helix(s.env, copy / "store", "digest " + uid + json, copy / "stderr.txt");
+    BOOST_TEST(r.exit_code == 3, r.err);
+    BOOST_TEST(r.err.find("the digest of session " + uid) != std::string::npos, r.err);
+    BOOST_TEST(r.err.find("(table digests) is not valid JSON") != std::string::npos, r.err);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_second_concurrent_sweep_exits_75_at_once) {

@@ -6,6 +6,8 @@
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 using namespace helix;
@@ -13,6 +15,20 @@ using namespace helix;
 namespace {
 bool mentions(const std::exception& e, const std::string& text) {
   return std::string(e.what()).find(text) != std::string::npos;
+}
+
+// The message load_config throws for `file`, or "no error".
+std::string load_error(const std::filesystem::path& file) {
+  try {
+    load_config(file.string());
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 }  // namespace
 
@@ -117,8 +133,11 @@ BOOST_AUTO_TEST_CASE(redaction_rules_allow_lists_and_disabled_rules_are_read_and
   test::TempDir dir;
   test::write_file(dir / "helix.toml", R"(
 [redaction]
-disable = ["jwt"]
-allow = ["^ghp_0000"]
+disable = ["password-assignment"]
+
+[[redaction.allow]]
+rules = ["github-pat", "acme-token"]
+regex = "^ghp_0000"
 
 [[redaction.rules]]
 id = "acme-token"
@@ -130,8 +149,10 @@ regex = 'acme://[^ ]+'
 group = 0
 )");
   Config c = load_config((dir / "helix.toml").string());
-  BOOST_TEST(c.redaction.disable == std::vector<std::string>{"jwt"});
-  BOOST_TEST(c.redaction.allow == std::vector<std::string>{"^ghp_0000"});
+  BOOST_TEST(c.redaction.disable == std::vector<std::string>{"password-assignment"});
+  BOOST_TEST_REQUIRE(c.redaction.allow.size() == 1u);
+  BOOST_TEST(c.redaction.allow[0].regex == "^ghp_0000");
+  BOOST_TEST((c.redaction.allow[0].rules == std::vector<std::string>{"github-pat", "acme-token"}));
   BOOST_TEST_REQUIRE(c.redaction.rules.size() == 2u);
   BOOST_TEST(c.redaction.rules[0].id == "acme-token");
   BOOST_TEST(c.redaction.rules[0].group == -1);
@@ -144,27 +165,36 @@ group = 0
   Config again = load_config((dir / "printed.toml").string());
   BOOST_TEST(again.redaction.rules.size() == 2u);
   BOOST_TEST(again.redaction.disable == c.redaction.disable);
+  BOOST_TEST_REQUIRE(again.redaction.allow.size() == 1u);
+  BOOST_TEST(again.redaction.allow[0].rules == c.redaction.allow[0].rules);
+  BOOST_TEST(again.redaction.allow[0].regex == c.redaction.allow[0].regex);
 }
 
 BOOST_AUTO_TEST_CASE(redaction_mistakes_name_the_file_line_and_rule) {
   test::TempDir dir;
   auto error_for = [&](const std::string& body) {
     test::write_file(dir / "bad.toml", body);
-    try {
-      load_config((dir / "bad.toml").string());
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return load_error(dir / "bad.toml");
   };
-  auto has = [](const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-  };
-  std::string e = error_for("[redaction]\nallow = ['(?<=x)y']\n");
-  BOOST_TEST(has(e, "bad.toml:2"), e);
+  std::string e = error_for("[[redaction.allow]]\nrules = ['jwt']\nregex = '(?<=x)y'\n");
+  BOOST_TEST(has(e, "bad.toml:1"), e);
   BOOST_TEST(has(e, "not valid RE2"), e);
   e = error_for("[redaction]\ndisable = ['no-such-rule']\n");
   BOOST_TEST(has(e, "no built-in rule 'no-such-rule'"), e);
+  // The trust boundary: redaction of token formats cannot be switched off from the config.
+  e = error_for("[redaction]\nallow = ['.*']\n");
+  BOOST_TEST(has(e, "bad.toml:2"), e);
+  BOOST_TEST(has(e, "must be a table naming the rules it exempts"), e);
+  e = error_for("[[redaction.allow]]\nrules = ['github-pat']\nregex = '.*'\n");
+  BOOST_TEST(has(e, "would keep any 'github-pat' secret"), e);
+  e = error_for("[[redaction.allow]]\nrules = ['anthropic-api-key']\nregex = '^sk-ant'\n");
+  BOOST_TEST(has(e, "would keep any 'anthropic-api-key' secret"), e);
+  e = error_for("[[redaction.allow]]\nregex = '^x'\n");
+  BOOST_TEST(has(e, "needs both rules and regex"), e);
+  e = error_for("[[redaction.allow]]\nrules = ['nope']\nregex = '^x'\n");
+  BOOST_TEST(has(e, "there is no rule 'nope'"), e);
+  e = error_for("[redaction]\ndisable = ['github-pat']\n");
+  BOOST_TEST(has(e, "'github-pat' is a high-confidence rule"), e);
   e = error_for("[redaction]\nredact = true\n");
   BOOST_TEST(has(e, "unknown setting 'redaction.redact'"), e);
   e = error_for("[[redaction.rules]]\nid = 'x'\nregex = '(a'\n");
@@ -219,4 +249,45 @@ batch_sessions = 50
   rejects("events = \"yes\"", "must be true or false");
   rejects("batch_sessions = 0", "must be 1 to 100000");
   rejects("password = \"secret\"", "unknown setting 'fleet.password'");
+}
+
+// The trust boundary of ssh and sudo: a configuration file, or the folder it is in, that another
+// user could change (theirs, or writable by a group or everyone) is refused with the fix; the
+// same file made safe loads. Checked through a symbolic link too (a dotfiles checkout).
+BOOST_AUTO_TEST_CASE(a_config_others_could_change_is_refused_with_the_fix) {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  const fs::path folder = dir / "conf", file = folder / "config.toml";
+  test::write_file(file, "[store]\ndir = '/tmp/helix-test-store'\n");
+  fs::permissions(folder, fs::perms::owner_all);
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  BOOST_TEST(load_config(file.string()).store_dir == "/tmp/helix-test-store");
+  fs::permissions(file, fs::perms::others_write, fs::perm_options::add);
+  std::string e = load_error(file);
+  BOOST_TEST(has(e, "configuration file " + file.string() + " is writable by all users"), e);
+  BOOST_TEST(has(e, "chmod go-w " + file.string()), e);
+  fs::permissions(file, fs::perms::others_write, fs::perm_options::remove);
+  fs::permissions(file, fs::perms::group_write, fs::perm_options::add);
+  BOOST_TEST(has(load_error(file), "is writable by its group"));
+  fs::permissions(file, fs::perms::group_write, fs::perm_options::remove);
+
+  fs::permissions(folder, fs::perms::all);  // 0777: anyone could put another file in its place
+  e = load_error(file);
+  BOOST_TEST(has(e, "folder of the configuration file " + folder.string()), e);
+  BOOST_TEST(has(e, "chmod go-w " + folder.string()), e);
+  const fs::path link = dir / "link.toml";  // the target's folder is what counts
+  fs::create_symlink(file, link);
+  BOOST_TEST(has(load_error(link), "folder of the configuration file " + folder.string()));
+  fs::permissions(folder, fs::perms::owner_all);
+  BOOST_TEST(load_config(link.string()).store_dir == "/tmp/helix-test-store");
+
+  // Another user's file: only root can make one here (the tests run as root in CI).
+  if (::geteuid() == 0) {
+    BOOST_TEST_REQUIRE(::chown(file.c_str(), 4242, 4242) == 0);
+    e = load_error(file);
+    BOOST_TEST(has(e, "belongs to uid 4242, neither this user"), e);
+    BOOST_TEST(has(e, "chown"), e);
+    BOOST_TEST_REQUIRE(::chown(file.c_str(), 0, 0) == 0);
+  }
+  BOOST_TEST(load_config(file.string()).store_dir == "/tmp/helix-test-store");
 }

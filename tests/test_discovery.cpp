@@ -136,7 +136,8 @@ BOOST_AUTO_TEST_CASE(a_plugin_asking_for_credential_files_is_refused_and_they_ar
 }
 
 // The walk's link rules, pinned: a literal segment follows symlinks, a file pattern's last
-// segment takes symlinks to files, and neither a wildcard nor "**" enters a symlinked directory.
+// segment takes a symlink to a file inside the roots as that file, and neither a wildcard nor
+// "**" enters a symlinked directory.
 BOOST_AUTO_TEST_CASE(the_walk_follows_links_only_on_literal_segments_and_to_files) {
   CredentialHome home;  // a.test and the planted credential files
   namespace fs = std::filesystem;
@@ -158,12 +159,80 @@ BOOST_AUTO_TEST_CASE(the_walk_follows_links_only_on_literal_segments_and_to_file
   std::vector<std::string> sources, refused;
   for (const auto& s : found.sources) sources.push_back(s.path);
   for (const auto& r : found.refused_credentials) refused.push_back(r.path);
-  const std::vector<std::string> expected_sources = {(home.root / "a-link.test").string(),
-                                                     (home.root / "a.test").string()};
+  const std::vector<std::string> expected_sources = {(home.root / "a.test").string()};
   BOOST_TEST(sources == expected_sources, boost::test_tools::per_element());
+  std::vector<std::string> skipped;
+  for (const auto& s : found.skipped) skipped.push_back(s.path);
+  const std::vector<std::string> expected_skipped = {(home.root / "dangling.test").string()};
+  BOOST_TEST(skipped == expected_skipped, boost::test_tools::per_element());
   std::vector<std::string> expected_refused;
   for (const char* f : {".credentials.json", ".ssh/id_linked", "auth.json", "cache/gh.token",
                         "deep/x/y/z.pem", "keys/server.pem"})
     expected_refused.push_back((home.root / f).string());
   BOOST_TEST(refused == expected_refused, boost::test_tools::per_element());
+}
+
+// Links out of the roots (to a key, to an agent's login, to a transcript elsewhere) are named in
+// the sweep and counted as refused, and their targets are never opened (inotify sees every open,
+// also root's); a folder that cannot be listed is named too. A source file swapped for a link
+// after discovery is not opened through it.
+BOOST_AUTO_TEST_CASE(links_out_of_the_roots_are_refused_named_and_never_opened) {
+  namespace fs = std::filesystem;
+  CredentialHome home;
+  const fs::path outside = home.temp / "outside";
+  const std::vector<fs::path> targets = {outside / "id_ed25519", outside / "auth.json",
+                                         outside / "session.test"};
+  for (const auto& t : targets) helix::test::write_file(t, "user_msg secret outside\n");
+  fs::create_symlink(targets[0], home.root / "key.test");
+  fs::create_symlink(targets[1], home.root / "login.test");
+  fs::create_symlink(targets[2], home.root / "elsewhere.test");
+  fs::create_directory_symlink(outside, home.root / "folder.test");
+  helix::PluginRegistry registry;
+  registry.load_directory(std::filesystem::path(HELIX_TEST_PLUGINS_ROOT) / "credentials");
+  BOOST_TEST_REQUIRE(registry.adapters().size() == 1u);
+  OpenWatch watch(targets);
+
+  helix::Store store(home.temp / "store/helix.db");
+  const helix::Config config = home.config();  // the sweep keeps a reference
+  helix::Sweep sweep(store, registry, config);
+  const helix::SweepReport report = sweep.run();
+  BOOST_TEST(report.events_added == 1);  // a.test alone
+  for (const char* link : {"key.test", "login.test", "elsewhere.test"}) {
+    const std::string path = (home.root / link).string();
+    BOOST_TEST(std::any_of(report.problems.begin(), report.problems.end(),
+                           [&](const std::string& p) {
+                             return p.starts_with(path +
+                                                  ": a symbolic link out of the agent's "
+                                                  "roots");
+                           }),
+               link);
+    BOOST_TEST(!store.find_source(path).has_value(), link);
+  }
+  // The three links, the link to a folder, and the credential files of CredentialHome.
+  BOOST_TEST(report.paths_refused == 4 + static_cast<int64_t>(home.secrets.size()));
+  BOOST_TEST(watch.opens() == 0);
+
+  // Swapped for a link after discovery (the hook's path names it directly): not followed.
+  fs::remove(home.root / "a.test");
+  fs::create_symlink(targets[2], home.root / "a.test");
+  const helix::SweepReport hooked = sweep.run_paths({(home.root / "a.test").string()});
+  BOOST_TEST(hooked.sources_failed == 1);
+  BOOST_TEST_REQUIRE(hooked.problems.size() == 1u);
+  BOOST_TEST(hooked.problems[0].find("is a symbolic link") != std::string::npos);
+  BOOST_TEST(watch.opens() == 0);
+
+  // A folder the walk cannot list is named, not passed over in silence. As root, permissions
+  // do not stop the walk: only checked when they do.
+  fs::create_directories(home.root / "locked");
+  fs::permissions(home.root / "locked", fs::perms::none);
+  if (::access((home.root / "locked").c_str(), R_OK) != 0) {
+    const helix::SweepReport locked = helix::Sweep(store, registry, config).run();
+    BOOST_TEST(std::any_of(locked.problems.begin(), locked.problems.end(), [&](const auto& p) {
+      return p.find("locked: this folder cannot be listed") != std::string::npos;
+    }));
+  }
+  fs::permissions(home.root / "locked", fs::perms::owner_all);
+
+  helix::test::read_file(targets[2]);  // the control: a real open is seen
+  BOOST_TEST(watch.opens() > 0);
 }

@@ -138,6 +138,49 @@ BOOST_AUTO_TEST_CASE(mistakes_get_the_documented_exit_codes) {
   BOOST_TEST(format.err.find("--format must be md, html, json or jsonl") != std::string::npos);
 }
 
+// --out writes a new file 0600 (the store's mode, whatever the umask), refuses an existing file
+// unless --force, never writes through a symbolic link, and says why it could not write.
+BOOST_AUTO_TEST_CASE(out_files_are_private_new_and_never_reached_through_links) {
+  namespace fs = std::filesystem;
+  const std::string uid = "codex:01a2029b-bd0f-7b52-b27b-ba8d4ea361c8";
+  const std::string expected = sample().helix("export " + uid).out;
+  const fs::path dir = sample().dir / "out";
+  fs::create_directories(dir);
+  const auto mode = [](const fs::path& p) {
+    return static_cast<unsigned>(fs::status(p).permissions() & fs::perms::mask);
+  };
+  const fs::path fresh = dir / "fresh.md";
+  BOOST_TEST(sample().helix("export " + uid + " --out " + fresh.string()).exit_code == 0);
+  BOOST_TEST(mode(fresh) == 0600u);
+
+  const fs::path existing = dir / "existing.md";
+  helix::test::write_file(existing, "keep me\n");
+  fs::permissions(existing,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read);
+  Run refused = sample().helix("export " + uid + " --out " + existing.string());
+  BOOST_TEST(refused.exit_code == 2);
+  BOOST_TEST(refused.err.find("exists; pass --force") != std::string::npos, refused.err);
+  BOOST_TEST(helix::test::read_file(existing) == "keep me\n");
+  Run forced = sample().helix("export " + uid + " --out " + existing.string() + " --force");
+  BOOST_TEST(forced.exit_code == 0, forced.err);
+  BOOST_TEST(helix::test::read_file(existing) == expected);
+  BOOST_TEST(mode(existing) == 0600u);
+
+  const fs::path target = dir / "target.txt", link = dir / "link.md";
+  helix::test::write_file(target, "not yours to overwrite\n");
+  fs::create_symlink(target, link);
+  for (const char* force : {"", " --force"}) {
+    Run through = sample().helix("export " + uid + " --out " + link.string() + force);
+    BOOST_TEST(through.exit_code == 2, force);
+    BOOST_TEST(through.err.find("is a symbolic link") != std::string::npos, through.err);
+  }
+  BOOST_TEST(helix::test::read_file(target) == "not yours to overwrite\n");
+
+  Run nowhere = sample().helix("export " + uid + " --out " + (dir / "no/such/dir.md").string());
+  BOOST_TEST(nowhere.exit_code == 3);
+  BOOST_TEST(nowhere.err.find("No such file or directory") != std::string::npos, nowhere.err);
+}
+
 BOOST_AUTO_TEST_CASE(an_evicted_session_exports_its_digest_and_says_so) {
   RecallHome home;  // a store of its own: the eviction below must not touch the shared one
   BOOST_REQUIRE(home.helix("sweep").exit_code == 0);

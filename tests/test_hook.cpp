@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <algorithm>
+#include <boost/json.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -188,6 +190,24 @@ BOOST_AUTO_TEST_CASE(bad_events_never_fail_the_agent_and_are_logged) {
   BOOST_TEST(text.find("no loaded adapter plugin reads flavor 'nosuchflavor'") != std::string::npos,
              text);
   BOOST_TEST(stored("store").empty());
+}
+
+// A session id with a newline, terminal escapes and a token: one log line, the control bytes
+// escaped, the token redacted (log injection and a leak through the log).
+BOOST_AUTO_TEST_CASE(hook_log_lines_cannot_be_forged_and_hold_no_secret) {
+  const std::string token = "ghp_R8aZk2Lm9QwX4vTn7YcB1sDf6GhJ3pKe0Uo5";
+  const std::string id = "abc\n2026-01-01T00:00:00Z [1] forged line\x1b[31mred\x07" + token;
+  const std::string event = boost::json::serialize(boost::json::object{{"session_id", id}});
+  BOOST_TEST(run("inject", {"hook", "claude", "--foreground"}, event).exit_code == 0);
+  const std::string text = log("inject");
+  BOOST_TEST(std::count(text.begin(), text.end(), '\n') == 1, text);
+  BOOST_TEST(text.find('\x1b') == std::string::npos);
+  BOOST_TEST(text.find('\x07') == std::string::npos);
+  BOOST_TEST(
+      text.find("\\x0a2026-01-01T00:00:00Z [1] forged line\\x1b[31mred\\x07") != std::string::npos,
+      text);
+  BOOST_TEST(text.find(token) == std::string::npos, text);
+  BOOST_TEST(text.find("[REDACTED:") != std::string::npos, text);
 }
 
 BOOST_AUTO_TEST_CASE(codex_notify_passes_the_event_as_an_argument) {

@@ -1,7 +1,9 @@
-// Privacy end to end: secrets planted into copies of every flavor's real fixtures are swept by
-// the real helix-host into a real store, and not one of them is left anywhere in the store's
-// bytes (database file, WAL, every payload pack decompressed); configured rules and allow-lists
-// apply; the store's directory and files are private whatever the umask.
+// Privacy end to end: secrets of every shape (tests/support/planted_secrets.hpp) planted into
+// copies of every flavor's real fixtures are swept by the real helix-host into a real store,
+// and not one of them is left anywhere: the store's bytes (database file, WAL, every payload
+// pack decompressed), the search index's terms, what the commands print, and hook.log;
+// configured rules and allow entries apply; the store's directory and files are private
+// whatever the umask.
 #define BOOST_TEST_MODULE privacy
 #include <boost/test/unit_test.hpp>
 
@@ -14,11 +16,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <zstd.h>
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -43,7 +48,20 @@ class Planter {
  public:
   explicit Planter(std::vector<PlantedSecret> secrets) : secrets_(std::move(secrets)) {}
 
+  // Plants every secret at least once: as many per text member as that takes.
   void plant_tree(const fs::path& root) {
+    walk(root, false);
+    per_member_ = std::max<int64_t>(
+        1, (static_cast<int64_t>(secrets_.size()) + members_ - 1) / std::max<int64_t>(members_, 1));
+    walk(root, true);
+  }
+
+  int64_t planted() const { return planted_; }
+  const std::vector<PlantedSecret>& secrets() const { return secrets_; }
+
+ private:
+  void walk(const fs::path& root, bool write) {
+    write_ = write;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       const auto ext = entry.path().extension();
       if (!entry.is_regular_file() || (ext != ".jsonl" && ext != ".json")) continue;
@@ -57,14 +75,10 @@ class Planter {
         if (newline) out += '\n';
         pos = end + 1;
       }
-      helix::test::write_file(entry.path(), out);
+      if (write_) helix::test::write_file(entry.path(), out);
     }
   }
 
-  int64_t planted() const { return planted_; }
-  const std::vector<PlantedSecret>& secrets() const { return secrets_; }
-
- private:
   std::string plant_line(const std::string& line) {
     boost::system::error_code ec;
     json::value v = json::parse(line, ec);
@@ -86,20 +100,27 @@ class Planter {
       if (!ec && (inner.is_object() || inner.is_array())) {  // JSON text (Codex arguments)
         plant(inner, false);
         *s = json::serialize(inner);
+      } else if (text_member && !write_) {
+        ++members_;
       } else if (text_member) {
         static const char* const kSeparators[] = {"\n", " ", "\n\n$ ", "\t", ": "};
-        const auto& secret = secrets_[static_cast<std::size_t>(planted_) % secrets_.size()];
         std::string planted(*s);
-        planted += kSeparators[planted_ % 5];
-        planted += secret.text;
+        for (int64_t k = 0; k < per_member_; ++k) {
+          const auto& secret = secrets_[static_cast<std::size_t>(planted_) % secrets_.size()];
+          planted += kSeparators[planted_ % 5];
+          planted += secret.text;
+          ++planted_;
+        }
         *s = planted;
-        ++planted_;
       }
     }
   }
 
   std::vector<PlantedSecret> secrets_;
   int64_t planted_ = 0;
+  int64_t members_ = 0;     // text members, counted by the first walk
+  int64_t per_member_ = 1;  // secrets appended to each
+  bool write_ = false;      // the second walk plants and writes
 };
 
 std::string decompress(const std::string& packed, int64_t raw_bytes) {
@@ -153,8 +174,9 @@ struct World {
         fmt::format("{}/../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR "/..",
                     HELIX_TEST_FIXTURE_DIR, home.string());
     BOOST_REQUIRE(std::system(make.c_str()) == 0);
-    allowed = helix::test::expand_planted("allowed", "[[ghp_ALLOWED{29:a}]]", 7);
-    extra = helix::test::expand_planted("acme-token", "deploy key [[acme_{32:h}]]", 8);
+    std::mt19937_64 random(7);
+    allowed = helix::test::planted_from("allowed", "[[ghp_ALLOWED{29:[A-Za-z0-9]}]]", random);
+    extra = helix::test::planted_from("acme-token", "deploy key [[acme_{32:[0-9a-f]}]]", random);
     unsigned seed = 1000;
     for (const char* flavor : kFlavors) {
       auto list = helix::test::planted_secrets(seed += 1000);
@@ -165,8 +187,9 @@ struct World {
       planted[flavor] = planter.planted();
     }
     helix::test::write_file(config, R"(
-[redaction]
-allow = ["^ghp_ALLOWED"]
+[[redaction.allow]]
+rules = ["github-pat"]
+regex = "^ghp_ALLOWED"
 
 [[redaction.rules]]
 id = "acme-token"
@@ -202,6 +225,15 @@ regex = '\b(acme_[0-9a-f]{32})\b'
   }
 
   fs::path db() const { return store_dir / "helix.db"; }
+
+  // The random runs of every planted secret but the allow-listed one.
+  std::set<std::string> needles() const {
+    std::set<std::string> all;
+    for (const auto& [flavor, list] : secrets)
+      for (const auto& s : list)
+        if (s.rule != "allowed") all.insert(s.random_parts.begin(), s.random_parts.end());
+    return all;
+  }
 };
 
 World& world() {
@@ -221,7 +253,8 @@ BOOST_AUTO_TEST_CASE(secrets_were_planted_in_every_flavor) {
   const World& w = world();
   for (const char* flavor : kFlavors) {
     BOOST_TEST_MESSAGE(flavor << ": " << w.planted.at(flavor) << " secrets planted");
-    BOOST_TEST(w.planted.at(flavor) >= 41, flavor);  // every rule's sample at least once
+    BOOST_TEST(w.planted.at(flavor) >= static_cast<int64_t>(w.secrets.at(flavor).size()),
+               flavor);  // every shape at least once
     std::set<std::string> needles;
     for (const auto& s : w.secrets.at(flavor))
       needles.insert(s.random_parts.begin(), s.random_parts.end());
@@ -235,10 +268,7 @@ BOOST_AUTO_TEST_CASE(secrets_were_planted_in_every_flavor) {
 
 BOOST_AUTO_TEST_CASE(no_planted_secret_is_left_in_any_byte_of_the_store) {
   const World& w = world();
-  std::set<std::string> all;
-  for (const auto& [flavor, list] : w.secrets)
-    for (const auto& s : list)
-      if (s.rule != "allowed") all.insert(s.random_parts.begin(), s.random_parts.end());
+  const std::set<std::string> all = w.needles();
   std::vector<std::pair<std::string, std::string>> blobs = {
       {"helix.db", helix::test::read_file(w.db())},
       {"helix.db-wal", read_if_exists(w.store_dir / "helix.db-wal")}};
@@ -260,12 +290,101 @@ BOOST_AUTO_TEST_CASE(no_planted_secret_is_left_in_any_byte_of_the_store) {
     }
   BOOST_TEST_MESSAGE(markers << " markers of " << rules.size() << " rules in the packs");
   BOOST_TEST(rules.count("acme-token") == 1u);  // the configured rule
-  BOOST_TEST(rules.size() >= 35u);
+  BOOST_TEST(rules.size() >= 150u);
   // The allow-listed token is kept on purpose.
   bool allowed_kept = false;
   for (const auto& pack : unpacked)
     allowed_kept |= pack.find(w.allowed.secret) != std::string::npos;
   BOOST_TEST(allowed_kept);
+}
+
+// The search index keeps terms, lower-cased and split at punctuation, not the texts: every term
+// of both FTS5 tables, read through fts5vocab, is free of every planted secret's random runs.
+BOOST_AUTO_TEST_CASE(the_search_index_holds_no_secret) {
+  const World& w = world();
+  std::set<std::string> lowered;
+  for (std::string n : w.needles()) {
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (n.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos)
+      lowered.insert(n);  // runs with punctuation are split into other terms
+  }
+  BOOST_TEST(lowered.size() > 1000u);
+  helix::Database db(w.db());
+  std::string terms;
+  int64_t count = 0;
+  for (const char* table : {"search_events", "search_digests"}) {
+    db.exec(
+        fmt::format("CREATE VIRTUAL TABLE temp.vocab_{0} USING fts5vocab(main, {0}, row)", table));
+    auto st = db.prepare(fmt::format("SELECT term FROM temp.vocab_{}", table));
+    while (st.step()) {
+      terms += st.text(0);
+      terms += '\n';
+      ++count;
+    }
+  }
+  BOOST_TEST_MESSAGE(count << " search terms");
+  BOOST_TEST(count > 1000);
+  const auto hits = found_in(lowered, {{"search index", terms}});
+  BOOST_TEST(hits.empty(), hits.size() << " left, first: " << (hits.empty() ? "" : hits.front()));
+}
+
+// What the commands print: the session list, every session shown and exported, search results.
+BOOST_AUTO_TEST_CASE(command_outputs_hold_no_secret) {
+  const World& w = world();
+  std::vector<std::pair<std::string, std::string>> outputs;
+  auto run = [&](const std::string& args) {
+    World::Run r = w.helix(args);
+    BOOST_TEST(r.exit_code == 0, args << ": " << r.err);
+    outputs.emplace_back(args, r.out + r.err);
+    return r.out;
+  };
+  const json::value sessions = json::parse(run("sessions --json"));
+  for (const auto& v : sessions.as_array()) {
+    const std::string uid(v.at("session_uid").as_string());
+    run("show '" + uid + "' --json --bodies");  // uids may hold spaces
+    run("export '" + uid + "' --format jsonl");
+  }
+  for (const char* query : {"token", "password", "key", "secret", "ghp", "REDACTED"})
+    run(fmt::format("search {} --json --limit 500", query));
+  run("status --json");
+  BOOST_TEST(outputs.size() > 20u);
+  const auto hits = found_in(w.needles(), outputs);
+  BOOST_TEST(hits.empty(), hits.size() << " left, first: " << (hits.empty() ? "" : hits.front()));
+}
+
+// hook.log quotes the hook event (the session id, the transcript path) and error messages: a
+// secret in any of them is redacted before the line is written.
+BOOST_AUTO_TEST_CASE(hook_log_lines_hold_no_secret) {
+  const World& w = world();
+  std::mt19937_64 random(99);
+  const auto jwt =
+      helix::test::planted_from("jwt", helix::find_builtin_rule("jwt")->sample, random);
+  const auto github = helix::test::planted_from(
+      "github-pat", helix::find_builtin_rule("github-pat")->sample, random);
+  const auto aws = helix::test::planted_from(
+      "aws-access-token", helix::find_builtin_rule("aws-access-token")->sample, random);
+  const std::vector<std::string> events = {
+      // A usable id (letters, digits, . - _) that is a JWT; a path holding a token.
+      json::serialize(json::object{{"session_id", jwt.secret},
+                                   {"transcript_path", "/tmp/" + github.secret + "/t.jsonl"},
+                                   {"hook_event_name", "Stop"}}),
+      // An unusable id (refused, and quoted in the refusal) with a key and control characters.
+      json::serialize(json::object{{"session_id", "x\x1b[2J\n" + aws.secret + "\n"},
+                                   {"hook_event_name", "Stop"}})};
+  for (const auto& event : events) {
+    const fs::path file = w.dir / "event.json";
+    helix::test::write_file(file, event);
+    World::Run r = w.helix("hook claude --foreground --event \"$(cat " + file.string() + ")\"");
+    BOOST_TEST(r.exit_code == 0);
+  }
+  const std::string log = read_if_exists(w.store_dir / "hook.log");
+  BOOST_TEST_MESSAGE("hook.log:\n" << log);
+  BOOST_TEST(log.find("[REDACTED:") != std::string::npos);
+  std::set<std::string> needles;
+  for (const auto* p : {&jwt, &github, &aws})
+    needles.insert(p->random_parts.begin(), p->random_parts.end());
+  const auto hits = found_in(needles, {{"hook.log", log}});
+  BOOST_TEST(hits.empty(), hits.size() << " left, first: " << (hits.empty() ? "" : hits.front()));
 }
 
 BOOST_AUTO_TEST_CASE(sessions_report_their_redactions) {
@@ -356,10 +475,6 @@ BOOST_AUTO_TEST_CASE(the_write_ahead_log_of_a_running_store_holds_no_secret) {
   const std::string wal = read_if_exists(db.string() + "-wal");
   BOOST_TEST_MESSAGE("WAL of the open store: " << wal.size() << " bytes");
   BOOST_TEST(wal.size() > 100'000u);
-  std::set<std::string> all;
-  for (const auto& [flavor, list] : w.secrets)
-    for (const auto& s : list)
-      if (s.rule != "allowed") all.insert(s.random_parts.begin(), s.random_parts.end());
-  const auto hits = found_in(all, {{"wal", wal}, {"db", helix::test::read_file(db)}});
+  const auto hits = found_in(w.needles(), {{"wal", wal}, {"db", helix::test::read_file(db)}});
   BOOST_TEST(hits.empty(), hits.size() << " left, first: " << (hits.empty() ? "" : hits.front()));
 }

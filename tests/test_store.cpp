@@ -7,6 +7,8 @@
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 
 using namespace helix;
@@ -337,9 +339,25 @@ BOOST_AUTO_TEST_CASE(a_store_from_a_newer_helix_is_refused) {
     Database db(dir / "helix.db");
     db.exec("PRAGMA user_version = 99");
   }
-  BOOST_CHECK_EXCEPTION(Store(dir / "helix.db"), std::runtime_error, [](const std::exception& e) {
-    return std::string(e.what()).find("newer than this helix-host") != std::string::npos;
-  });
+  for (bool read_only : {false, true})  // read-only commands cannot know what its tables mean
+    BOOST_CHECK_EXCEPTION(
+        Store(dir / "helix.db", read_only), std::runtime_error, [](const std::exception& e) {
+          return std::string(e.what()).find("newer than this helix-host") != std::string::npos;
+        });
+}
+
+// With umask 000, every folder the store creates on its way is still private to its user.
+BOOST_AUTO_TEST_CASE(the_store_folders_are_created_private_whatever_the_umask) {
+  test::TempDir dir;
+  const mode_t old = ::umask(0);
+  { Store store(dir / "a/b/c/helix.db"); }
+  ::umask(old);
+  for (const char* folder : {"a", "a/b", "a/b/c"})
+    BOOST_TEST(static_cast<unsigned>(std::filesystem::status(dir / folder).permissions() &
+                                     std::filesystem::perms::mask) == 0700u,
+               folder);
+  BOOST_TEST(static_cast<unsigned>(std::filesystem::status(dir / "a/b/c/helix.db").permissions() &
+                                   std::filesystem::perms::mask) == 0600u);
 }
 
 BOOST_AUTO_TEST_CASE(reading_a_missing_store_says_to_sweep_first) {

@@ -71,7 +71,7 @@ check_page claude:198393f2-22db-477b-ac77-1825bea883ae compaction --selector ".c
 check_page codex:01a2029b-bd0f-7b52-b27b-ba8d4ea361c8 failed-call --selector "details.tool.failed"
 check_page grok:01a2029c-db54-7f63-8de6-3e496b22d736 grok --selector "details.tool"
 check_page claude:cf564e14-9b07-42ad-8d9a-4faa1b79a0ed redaction \
-  --selector "mark.redacted" --text "[REDACTED:aws-access-key-id]"
+  --selector "mark.redacted" --text "[REDACTED:aws-access-token]"
 
 "${helix[@]}" report --html --since 2025-07-01 --until 2026-11-30 --out "$work/report"
 for page in "$work"/report/index.html "$work"/report/sessions/*.html; do validate "$page"; done

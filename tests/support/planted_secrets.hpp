@@ -1,11 +1,15 @@
-// Test support: the planted secrets of tests/fixtures/secrets (one sample per redaction rule,
-// generated from templates with a fixed seed) and the look-alikes no rule may touch.
+// Test support: secrets to plant, made at test time from every built-in redaction rule's sample
+// (host/lib/privacy/secret_rules.tsv) and from base64 encodings of some of them, so the
+// repository holds no token-shaped strings; and the look-alikes no rule may touch
+// (tests/fixtures/secrets/negatives.txt).
 #pragma once
 
+#include "privacy/base64.hpp"
+#include "privacy/secret_rules.hpp"
+#include "privacy/secret_sample.hpp"
 #include "temp_dir.hpp"
 
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,7 +20,7 @@
 namespace helix::test {
 
 struct PlantedSecret {
-  std::string rule;    // the rule id the sample was written for
+  std::string rule;    // the rule the sample was made for
   std::string text;    // the sample as it would appear (with its context, e.g. "password = ...")
   std::string secret;  // the part redaction must remove
   std::vector<std::string> random_parts;  // its random runs: none may survive anywhere
@@ -35,74 +39,45 @@ inline std::string unescape_newlines(const std::string& s) {
   return out;
 }
 
-inline const char* secret_alphabet(char cls) {
-  switch (cls) {
-    case 'a':
-      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    case 'l':
-      return "abcdefghijklmnopqrstuvwxyz";
-    case 'd':
-      return "0123456789";
-    case 'h':
-      return "0123456789abcdef";
-    case 'u':
-      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
-    case 'b':
-      return "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    case '2':
-      return "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    case 'g':
-      return "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
-  }
-  throw std::runtime_error(std::string("planted.tsv: unknown class ") + cls);
+inline PlantedSecret planted_from(const std::string& rule, const std::string& sample,
+                                  std::mt19937_64& random) {
+  SecretSample s = expand_secret_sample(sample, random);
+  if (s.random_parts.empty() && s.secret.size() >= 8) s.random_parts.push_back(s.secret);
+  return {rule, s.text, s.secret, s.random_parts};
 }
 
-// Expands one template; `seed` makes every expansion distinct and reproducible.
-inline PlantedSecret expand_planted(const std::string& rule, const std::string& tmpl,
-                                    unsigned seed) {
-  std::mt19937 rng(seed);
-  PlantedSecret p{rule, "", "", {}};
-  bool in_secret = false;
-  const std::string t = unescape_newlines(tmpl);
-  for (std::size_t i = 0; i < t.size();) {
-    std::string piece;
-    if (t.compare(i, 2, "[[") == 0 || t.compare(i, 2, "]]") == 0) {
-      in_secret = t[i] == '[';
-      i += 2;
-      continue;
-    }
-    if (t[i] == '{') {
-      const std::size_t colon = t.find(':', i), close = t.find('}', i);
-      const int n = std::stoi(t.substr(i + 1, colon - i - 1));
-      const std::string alphabet = secret_alphabet(t[colon + 1]);
-      std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
-      for (int k = 0; k < n; ++k) piece += alphabet[pick(rng)];
-      if (n >= 10) p.random_parts.push_back(piece);
-      i = close + 1;
-    } else {
-      piece = t[i++];
-    }
-    p.text += piece;
-    if (in_secret) p.secret += piece;
-  }
+// `inner` base64-encoded, as a config file or a Kubernetes secret holds it: the whole encoding
+// is the secret; its random parts are 12-character runs of the encoding of the inner secret.
+inline PlantedSecret base64_planted(const PlantedSecret& inner, std::size_t offset,
+                                    std::size_t wrap = 0) {
+  std::string plain = std::string(offset, '#') + inner.text + "\n";
+  std::string encoded = base64_encode(plain);
+  PlantedSecret p{"base64-encoded-secret", "", "", {}};
+  const std::size_t begin = (offset + inner.text.find(inner.secret)) * 4 / 3 + 4;
+  const std::size_t end = (offset + inner.text.find(inner.secret) + inner.secret.size()) * 4 / 3;
+  for (std::size_t at = begin; at + 12 <= end; at += 12)
+    if (!wrap || at / wrap == (at + 11) / wrap) p.random_parts.push_back(encoded.substr(at, 12));
+  if (wrap)
+    for (std::size_t at = wrap; at < encoded.size(); at += wrap + 1) encoded.insert(at, "\n");
+  p.text = encoded;
+  p.secret = encoded;
   return p;
 }
 
-// Every sample of planted.tsv, expanded with seeds base, base+1, ...
-inline std::vector<PlantedSecret> planted_secrets(unsigned base_seed = 1) {
+// One secret per built-in rule that has a sample (seeded: the same seed gives the same
+// secrets), then base64 encodings of a GitHub token, an Anthropic key and a PEM private key at
+// each byte alignment, one of them wrapped at 76 columns as base64(1) writes it.
+inline std::vector<PlantedSecret> planted_secrets(unsigned seed = 1) {
+  std::mt19937_64 random(seed);
   std::vector<PlantedSecret> out;
-  const std::string tsv = read_file(std::string(HELIX_TEST_FIXTURE_DIR) + "/secrets/planted.tsv");
-  std::size_t pos = 0;
-  unsigned seed = base_seed;
-  while (pos < tsv.size()) {
-    std::size_t end = tsv.find('\n', pos);
-    if (end == std::string::npos) end = tsv.size();
-    const std::string line = tsv.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.empty() || line[0] == '#') continue;
-    const std::size_t tab = line.find('\t');
-    out.push_back(expand_planted(line.substr(0, tab), line.substr(tab + 1), seed++));
-  }
+  for (const auto& rule : builtin_secret_rules())
+    if (rule.sample != "-") out.push_back(planted_from(rule.id, rule.sample, random));
+  for (const char* id : {"github-pat", "anthropic-api-key", "private-key"})
+    for (std::size_t offset = 0; offset < 3; ++offset)
+      for (const auto& rule : builtin_secret_rules())
+        if (rule.id == id)
+          out.push_back(base64_planted(planted_from(rule.id, rule.sample, random), offset,
+                                       std::string(id) == "private-key" && offset == 0 ? 76 : 0));
   return out;
 }
 

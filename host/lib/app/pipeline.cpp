@@ -13,6 +13,9 @@ PipelineReport Pipeline::sweep_all(const SweepProgress& progress, const SweepOpt
     Sweep sweep(store_, plugins_, config_, options);
     report.sweep = sweep.run(progress);
   }
+  // A store that refused the sweep's writes (disk full) would refuse these too: the digests and
+  // retention wait for the next sweep, and the sweep's report is what is said.
+  if (report.sweep.store_failures > 0) return report;
   report.digest = run_digests(store_, plugins_, config_);
   const bool wrote = report.sweep.bytes_read > 0 || report.digest.sessions_digested > 0;
   report.retention = retention_after(wrote);
@@ -26,6 +29,7 @@ PipelineReport Pipeline::ingest_paths(const std::vector<std::string>& paths) {
     Sweep sweep(store_, plugins_, config_);
     report.sweep = sweep.run_paths(paths);
   }
+  if (report.sweep.store_failures > 0) return report;  // as in sweep_all
   // A grown session resumes from its digest's saved state, so a hook per reply stays cheap.
   report.digest = run_digests(store_, plugins_, config_);
   if (config_.retention.cadence == "on-hook") report.retention = retention_after(true);

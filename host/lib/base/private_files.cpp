@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 namespace helix {
 namespace {
@@ -24,11 +25,20 @@ void narrow(const std::filesystem::path& path, mode_t mode) {
 
 void make_private_dir(const std::filesystem::path& dir) {
   if (dir.empty()) return;
+  // Every missing folder on the way is created 0700 (whatever the umask), top down: a parent
+  // made 0777 would let others swap the store's directory.
+  std::vector<std::filesystem::path> missing;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec)
-    throw std::runtime_error(
-        fmt::format("cannot create the store directory {}: {}", dir.string(), ec.message()));
+  for (auto p = dir; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
+      throw std::runtime_error(fmt::format("cannot create the store directory {}: {}", it->string(),
+                                           std::strerror(errno)));
+    narrow(*it, 0700);
+  }
   narrow(dir, 0700);
 }
 

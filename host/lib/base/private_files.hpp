@@ -5,7 +5,8 @@
 
 namespace helix {
 
-// Creates `dir` when missing and narrows it to 0700 when it is the caller's own. Throws
+// Creates `dir` and each missing parent 0700, and narrows `dir` to 0700 when it is the caller's
+// own (existing parents are left as they are). Throws
 // std::runtime_error naming the directory when it cannot be created.
 void make_private_dir(const std::filesystem::path& dir);
 

@@ -109,6 +109,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
       std::cout << "  " << push_step_line(*report.push) << "\n";
   }
   const SweepReport& r = report.sweep;
+  if (r.store_failures > 0) return kExitStoreFailed;
   return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;
 }
 
@@ -132,6 +133,11 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
           "  quarantined {} ({} new), orphaned {}, re-parsed for a new adapter version {}\n",
           r.sources_quarantined + r.sources_still_quarantined, r.sources_quarantined,
           r.sources_orphaned, r.sources_reparsed);
+    if (r.paths_refused > 0)
+      std::cout << fmt::format(
+          "  refused {} (credential files, links out of the roots, unreadable folders: named "
+          "below)\n",
+          r.paths_refused);
     if (!r.warnings_by_category.empty()) {
       std::cout << "  warnings:";
       for (const auto& [category, n] : r.warnings_by_category)
@@ -214,7 +220,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
 int show_evicted(Store& store, const Config& config, const SessionRow& session, bool json) {
   auto digest = find_digest(store, session.uid, primary_digester(config));
   boost::json::value digest_json = nullptr;
-  if (digest) digest_json = boost::json::parse(digest->json);
+  if (digest) digest_json = parse_stored_digest(*digest);
   const auto unpriced = session_unpriced_models(store, session.uid);
   warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced(unpriced);

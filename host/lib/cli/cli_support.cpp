@@ -48,9 +48,24 @@ std::string required_uid(const po::variables_map& vm, const char* command) {
   return vm["uid"].as<std::string>();
 }
 
+boost::json::value parse_stored_digest(const DigestRow& digest) {
+  boost::system::error_code ec;
+  boost::json::value doc = boost::json::parse(digest.json, ec);
+  if (ec)
+    throw std::runtime_error(fmt::format(
+        "the digest of session {} by '{}' (table digests) is not valid JSON ({}); the store is "
+        "damaged there: restore it from a backup, or delete that row so that a sweep digests "
+        "the session again while its raw data is stored",
+        digest.session_uid, digest.digester, ec.message()));
+  return doc;
+}
+
 std::optional<SessionRow> find_session_or_report(Store& store, const std::string& uid) {
   auto session = store.session(uid);
-  if (!session) std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
+  if (!session && uid.empty())
+    std::cerr << "helix-host: no session: the session uid is empty (see 'helix-host sessions')\n";
+  else if (!session)
+    std::cerr << fmt::format("helix-host: no session {} in the store\n", uid);
   return session;
 }
 

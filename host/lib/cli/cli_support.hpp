@@ -3,8 +3,10 @@
 
 #include "config/config.hpp"
 #include "plugins/plugin_registry.hpp"
+#include "store/digest_store.hpp"
 #include "store/store.hpp"
 
+#include <boost/json.hpp>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <optional>
@@ -45,5 +47,9 @@ std::string required_uid(const boost::program_options::variables_map& vm, const 
 // The session `uid` names, or nullopt after telling the user it is not in the store (the
 // command then exits with kExitNotFound).
 std::optional<SessionRow> find_session_or_report(Store& store, const std::string& uid);
+
+// A stored digest's JSON. Throws std::runtime_error naming the session, the digester and the
+// table when it is not valid JSON (a damaged store), not a parser's position alone.
+boost::json::value parse_stored_digest(const DigestRow& digest);
 
 }  // namespace helix

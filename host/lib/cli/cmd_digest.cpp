@@ -104,7 +104,7 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
   if (!row) return kExitNotFound;
   Store store(db_file, /*read_only=*/true);
   auto session = store.session(row->session_uid);
-  auto doc = boost::json::parse(row->json);
+  auto doc = parse_stored_digest(*row);
   std::vector<UnpricedModel> unpriced;
   if (session && doc.is_object()) {
     unpriced = session_unpriced_models(store, session->uid);

@@ -1,8 +1,12 @@
 // helix-host export: one session as a readable markdown transcript, a self-contained HTML page,
 // or its normalized records as JSON or JSONL; an evicted session exports the digest that remains.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "cli/cmd_recall.hpp"
@@ -77,13 +81,56 @@ std::string render(Store& store, const SessionRow& s, const std::string& format)
   return out;
 }
 
+// Writes the export to `path` (0600, as the store is): a new file, or with `force` an existing
+// regular file; never through a symbolic link. Says why it cannot.
+void write_export(const std::string& path, const std::string& text, bool force) {
+  const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+  const int fd = ::open(path.c_str(), flags, 0600);
+  const int error = errno;
+  struct stat link {};
+  const bool is_link = fd < 0 && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  if (is_link || (fd < 0 && error == ELOOP))
+    throw UsageError(fmt::format(
+        "{} is a symbolic link; export does not write through links (name the file itself)", path));
+  if (fd < 0 && error == EEXIST)
+    throw UsageError(fmt::format("{} exists; pass --force to overwrite it", path));
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot write the export to {}: {}", path, std::strerror(error)));
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!regular || (st.st_uid == ::geteuid() && ::fchmod(fd, 0600) != 0)) {
+    ::close(fd);
+    throw UsageError(
+        fmt::format("{} is not a regular file of yours; export writes only those", path));
+  }
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int failed = n < 0 ? errno : EIO;
+      ::close(fd);
+      throw std::runtime_error(
+          fmt::format("cannot write the export to {} ({} of {} bytes "
+                      "written): {}",
+                      path, done, text.size(), std::strerror(failed)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0)
+    throw std::runtime_error(
+        fmt::format("cannot write the export to {}: {}", path, std::strerror(errno)));
+}
+
 }  // namespace
 
 int cmd_export(const Globals& g, const std::vector<std::string>& args) {
   po::options_description opts("export options");
   opts.add_options()("uid", po::value<std::string>(), "session uid")(
       "format", po::value<std::string>()->default_value("md"), "md, html, json or jsonl")(
-      "out", po::value<std::string>(), "write to FILE instead of standard output");
+      "out", po::value<std::string>(),
+      "write to FILE (a new file, 0600) instead of standard output")(
+      "force", "with --out: overwrite an existing file");
   po::positional_options_description pos;
   pos.add("uid", 1);
   auto vm = parse_command(args, opts, pos);
@@ -100,10 +147,7 @@ int cmd_export(const Globals& g, const std::vector<std::string>& args) {
     std::cout << text;
     return kExitOk;
   }
-  const std::string path = vm["out"].as<std::string>();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out.flush()) throw std::runtime_error(fmt::format("cannot write the export to {}", path));
+  write_export(vm["out"].as<std::string>(), text, vm.count("force") > 0);
   return kExitOk;
 }
 

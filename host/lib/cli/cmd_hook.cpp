@@ -6,6 +6,7 @@
 #include "cli/cmd_fleet.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/exit_codes.hpp"
+#include "privacy/redactor.hpp"
 #include "store/store.hpp"
 #include "store/sweep_lock.hpp"
 
@@ -109,10 +110,36 @@ HookEvent resolve_event(const PluginRegistry& registry, std::string flavor,
   return e;
 }
 
+// Control bytes (a newline or a terminal escape in a session id) as \xNN, and the backslash
+// as \\: one log line per entry, which no entry can forge or colour.
+std::string escape_controls(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f)
+      out += fmt::format("\\x{:02x}", byte);
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out += c;
+  }
+  return out;
+}
+
 class HookLog {
  public:
-  explicit HookLog(std::filesystem::path file) : file_(std::move(file)) {}
-  void write(const std::string& line) const {
+  HookLog(std::filesystem::path file, const RedactionConfig& redaction)
+      : file_(std::move(file)), redaction_(redaction) {}
+  // Every line is redacted first: it quotes the event (ids, paths) and error messages.
+  void write(const std::string& raw) const {
+    std::string line;
+    try {
+      if (!redactor_) redactor_.emplace(redaction_);
+      line = escape_controls(redactor_->redacted(raw));
+    } catch (const std::exception&) {
+      line = "(a line could not be redacted and was left out)";
+    }
     std::error_code ec;
     try {
       make_private_dir(file_.parent_path());  // the store's directory: 0700
@@ -133,6 +160,8 @@ class HookLog {
 
  private:
   std::filesystem::path file_;
+  RedactionConfig redaction_;
+  mutable std::optional<Redactor> redactor_;  // built at the first line
 };
 
 void ingest(const Config& config, const std::filesystem::path& db_file, const HookEvent& e,
@@ -206,7 +235,7 @@ int cmd_hook(const Globals& g, const std::vector<std::string>& args) {
     const std::string text = vm.count("event") ? vm["event"].as<std::string>() : read_stdin();
     Config config = load_config(g.config_file);
     const auto db_file = store_file(g, config);
-    log.emplace(db_file.parent_path() / "hook.log");
+    log.emplace(db_file.parent_path() / "hook.log", config.redaction);
     const boost::json::object object = event_object(text);
     const pid_t child = vm.count("foreground") ? -1 : detach();
     if (child > 0) return kExitOk;

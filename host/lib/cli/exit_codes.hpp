@@ -11,6 +11,9 @@ inline constexpr int kExitFailure = 3;   // a fatal runtime error (store, I/O)
 // everything else was stored and is reported.
 inline constexpr int kExitQuarantined = 5;
 inline constexpr int kExitDataError = 65;  // an input file is not what it must be (EX_DATAERR)
-inline constexpr int kExitBusy = 75;       // another sweep holds the store (EX_TEMPFAIL)
+// `sweep`: the store refused or lost writes (disk full, I/O error); the report counts only what
+// was committed, and the next sweep reads the rest again (EX_IOERR).
+inline constexpr int kExitStoreFailed = 74;
+inline constexpr int kExitBusy = 75;  // another sweep holds the store (EX_TEMPFAIL)
 
 }  // namespace helix

@@ -1,11 +1,18 @@
 #include "config/config.hpp"
 
+#include "base/ownership.hpp"
+
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -84,6 +91,105 @@ boost::json::value to_json(const toml::node& node) {
   return boost::json::string(text.str());
 }
 
+// What a user who could change the configuration could do (it names plugin folders, roots and
+// the redaction rules).
+constexpr std::string_view kStake =
+    "could choose the plugins helix-host runs and what it reads and stores unredacted";
+
+// The configuration file's text, read from one descriptor after checking that descriptor and
+// the folder the file is in, as ssh and sudo check theirs. Throws std::runtime_error with the
+// fix for one another user could change.
+std::string read_trusted_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot read the configuration {}: {}", file.string(), std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw std::runtime_error(
+        fmt::format("the configuration {} is not a regular file", file.string()));
+  if (auto why = changeable_by_others(st, "configuration file", file.string(), kStake);
+      !why.empty())
+    throw std::runtime_error(why);
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(file, ec);  // a link's target, and its folder
+  const auto folder = (ec ? std::filesystem::absolute(file) : real).parent_path();
+  struct stat dir {};
+  if (::stat(folder.c_str(), &dir) == 0)
+    if (auto why =
+            changeable_by_others(dir, "folder of the configuration file", folder.string(), kStake);
+        !why.empty())
+      throw std::runtime_error(why);
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      throw std::runtime_error(
+          fmt::format("cannot read the configuration {}: {}", file.string(), std::strerror(errno)));
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+// [[redaction.rules]] entries.
+std::vector<RedactionRuleConfig> redaction_rules(const Config& c, const toml::node& v) {
+  const auto* rules = v.as_array();
+  if (!rules) bad(c, v, "'redaction.rules' must be an array of tables ([[redaction.rules]])");
+  std::vector<RedactionRuleConfig> out;
+  std::set<std::string> ids;
+  for (const auto& node : *rules) {
+    const auto* rule = node.as_table();
+    if (!rule) bad(c, node, "each [[redaction.rules]] entry must be a table with id and regex");
+    reject_unknown(c, *rule, "redaction.rules", {"id", "regex", "group"});
+    const auto* id = rule->get("id");
+    const auto* regex = rule->get("regex");
+    if (!id || !regex) bad(c, node, "a [[redaction.rules]] entry needs both id and regex");
+    RedactionRuleConfig one{text(c, *id, "redaction.rules.id"),
+                            text(c, *regex, "redaction.rules.regex")};
+    if (auto* g = rule->get("group")) {
+      const int64_t group = integer(c, *g, "redaction.rules.group");
+      if (group < 0 || group > 99) bad(c, *g, "'redaction.rules.group' must be 0 to 99");
+      one.group = static_cast<int>(group);
+    }
+    if (auto problem = redaction_rule_problem(one); !problem.empty()) bad(c, node, problem);
+    if (!ids.insert(one.id).second)
+      bad(c, node, fmt::format("redaction rule id '{}' is used twice", one.id));
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+// [[redaction.allow]] entries: each names the rules whose values it keeps.
+std::vector<RedactionAllowConfig> redaction_allows(const Config& c, const toml::node& v,
+                                                   const std::vector<RedactionRuleConfig>& rules) {
+  const auto* entries = v.as_array();
+  if (!entries) bad(c, v, "'redaction.allow' must be an array of tables ([[redaction.allow]])");
+  std::vector<RedactionAllowConfig> out;
+  for (const auto& node : *entries) {
+    const auto* entry = node.as_table();
+    if (!entry)
+      bad(c, node,
+          "each [[redaction.allow]] entry must be a table naming the rules it exempts and the "
+          "values it keeps: rules = [\"<rule id>\"], regex = '...' (a bare pattern for every "
+          "rule, as in earlier versions, could switch redaction off)");
+    reject_unknown(c, *entry, "redaction.allow", {"rules", "regex"});
+    const auto* ids = entry->get("rules");
+    const auto* regex = entry->get("regex");
+    if (!ids || !regex) bad(c, node, "a [[redaction.allow]] entry needs both rules and regex");
+    RedactionAllowConfig one{strings(c, *ids, "redaction.allow.rules"),
+                             text(c, *regex, "redaction.allow.regex")};
+    if (auto problem = redaction_allow_problem(one, rules); !problem.empty())
+      bad(c, node, "'redaction.allow': " + problem);
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
 // [redaction]: every regex is compiled here, so a mistake is reported with its line rather than
 // at the first sweep.
 void apply_redaction(Config& c, const toml::table& root) {
@@ -93,44 +199,12 @@ void apply_redaction(Config& c, const toml::table& root) {
   auto& r = c.redaction;
   if (auto* v = t->get("disable")) {
     r.disable = strings(c, *v, "redaction.disable");
-    const auto& builtin = builtin_secret_rules();
     for (const auto& id : r.disable)
-      if (std::none_of(builtin.begin(), builtin.end(), [&](const auto& b) { return b.id == id; }))
-        bad(c, *v,
-            fmt::format("'redaction.disable': there is no built-in rule '{}' (the ids are "
-                        "listed in docs/operations.md)",
-                        id));
+      if (auto problem = redaction_disable_problem(id); !problem.empty())
+        bad(c, *v, "'redaction.disable': " + problem);
   }
-  if (auto* v = t->get("allow")) {
-    r.allow = strings(c, *v, "redaction.allow");
-    for (const auto& regex : r.allow)
-      if (auto problem = redaction_allow_problem(regex); !problem.empty())
-        bad(c, *v, "'redaction.allow': " + problem);
-  }
-  if (auto* v = t->get("rules")) {
-    const auto* rules = v->as_array();
-    if (!rules) bad(c, *v, "'redaction.rules' must be an array of tables ([[redaction.rules]])");
-    std::set<std::string> ids;
-    for (const auto& node : *rules) {
-      const auto* rule = node.as_table();
-      if (!rule) bad(c, node, "each [[redaction.rules]] entry must be a table with id and regex");
-      reject_unknown(c, *rule, "redaction.rules", {"id", "regex", "group"});
-      const auto* id = rule->get("id");
-      const auto* regex = rule->get("regex");
-      if (!id || !regex) bad(c, node, "a [[redaction.rules]] entry needs both id and regex");
-      RedactionRuleConfig out{text(c, *id, "redaction.rules.id"),
-                              text(c, *regex, "redaction.rules.regex")};
-      if (auto* g = rule->get("group")) {
-        const int64_t group = integer(c, *g, "redaction.rules.group");
-        if (group < 0 || group > 99) bad(c, *g, "'redaction.rules.group' must be 0 to 99");
-        out.group = static_cast<int>(group);
-      }
-      if (auto problem = redaction_rule_problem(out); !problem.empty()) bad(c, node, problem);
-      if (!ids.insert(out.id).second)
-        bad(c, node, fmt::format("redaction rule id '{}' is used twice", out.id));
-      r.rules.push_back(std::move(out));
-    }
-  }
+  if (auto* v = t->get("rules")) r.rules = redaction_rules(c, *v);
+  if (auto* v = t->get("allow")) r.allow = redaction_allows(c, *v, r.rules);
 }
 
 // [fleet]: a team's PostgreSQL database. A password is refused by the fleet module when it
@@ -346,7 +420,8 @@ Config load_config(const std::string& explicit_file) {
   if (file.empty()) return c;
   c.file = file;
   try {
-    apply(c, toml::parse_file(file.string()));
+    const std::string text = read_trusted_file(file);
+    apply(c, toml::parse(text, file.string()));
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(
         fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
@@ -391,7 +466,11 @@ std::string to_toml(const Config& c) {
   root.insert("mcp", toml::table{{"repos", mcp_repos}});
   toml::array disable, allow, rules;
   for (const auto& id : c.redaction.disable) disable.push_back(id);
-  for (const auto& regex : c.redaction.allow) allow.push_back(regex);
+  for (const auto& entry : c.redaction.allow) {
+    toml::array ids;
+    for (const auto& id : entry.rules) ids.push_back(id);
+    allow.push_back(toml::table{{"rules", ids}, {"regex", entry.regex}});
+  }
   for (const auto& rule : c.redaction.rules) {
     toml::table t{{"id", rule.id}, {"regex", rule.regex}};
     if (rule.group >= 0) t.insert("group", rule.group);

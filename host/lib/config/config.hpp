@@ -2,7 +2,7 @@
 #pragma once
 
 #include "config/fleet_config.hpp"
-#include "privacy/redactor.hpp"
+#include "privacy/redaction_config.hpp"
 
 #include <cstdint>
 #include <filesystem>

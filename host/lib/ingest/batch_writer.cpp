@@ -22,13 +22,22 @@ constexpr int64_t kDamageLines = 20;  // damaged records named one by one per sw
 
 void report_lost_batch(SweepReport& report, const BatchLost& e) {
   report.problems.push_back(fmt::format(
-      "the store lost its uncommitted writes ({}); the files they came from are read again "
-      "by the next sweep",
-      e.what()));
+      "the store could not commit its latest writes ({}): {} events and {} usage records were "
+      "not stored and are not counted; the files they came from are read again by the next "
+      "sweep",
+      e.what(), report.uncommitted_events, report.uncommitted_usage));
+  report.events_added -= std::exchange(report.uncommitted_events, 0);
+  report.copies_skipped -= std::exchange(report.uncommitted_copies, 0);
+  report.usage_records -= std::exchange(report.uncommitted_usage, 0);
+  ++report.store_failures;
+}
+
+void note_committed(SweepReport& report) {
+  report.uncommitted_events = report.uncommitted_copies = report.uncommitted_usage = 0;
 }
 
 BatchWriter::BatchWriter(Store& store, StepQueue& queue, const SourceList& sources)
-    : store_(store), queue_(queue), sources_(sources) {}
+    : store_(store), queue_(queue), sources_(sources), batches_seen_(store.batches_committed()) {}
 
 // The storing thread: a failed write fails its source as a failed visit did, and the rest of
 // that visit's writes are dropped (not its counts and messages).
@@ -40,6 +49,7 @@ void BatchWriter::apply(SweepStep& step, SweepReport& report) {
     } catch (const BatchLost& e) {
       lose_batch(step.visit, e, report);
     } catch (const std::exception& e) {
+      ++report.store_failures;  // the store refused the write (its chunk alone is undone)
       fail_visit(step.visit, e.what(), report);
     }
   }
@@ -47,6 +57,10 @@ void BatchWriter::apply(SweepStep& step, SweepReport& report) {
     store_.commit_if_due();
   } catch (const BatchLost& e) {
     lose_batch(step.visit, e, report);
+  }
+  if (store_.batches_committed() != batches_seen_) {
+    batches_seen_ = store_.batches_committed();
+    note_committed(report);
   }
   if (step.ends_visit) store_ids_.clear();  // a provisional id is used within its visit only
 }
@@ -90,6 +104,9 @@ void BatchWriter::commit(SourceCursor& cursor, const RecordBatch& batch, bool ne
   report.events_added += stats.events_added;
   report.copies_skipped += stats.events_skipped_as_copies;
   report.usage_records += stats.usage_records;
+  report.uncommitted_events += stats.events_added;
+  report.uncommitted_copies += stats.events_skipped_as_copies;
+  report.uncommitted_usage += stats.usage_records;
   for (const auto& w : batch.warnings) {
     ++report.warnings_by_category[w.category];
     if (!is_damage(w.category)) continue;

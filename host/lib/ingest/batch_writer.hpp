@@ -32,9 +32,13 @@ class BatchWriter {
   const SourceList& sources_;
   std::map<int64_t, int64_t> store_ids_;  // store ids given to this visit's provisional ones
   std::size_t failed_visit_ = SIZE_MAX;   // its remaining writes are dropped
+  int64_t batches_seen_ = 0;              // store_.batches_committed() at the last look
 };
 
-// Says in the report that the store lost a batch, and what happens to its sources.
+// Says in the report that the store lost a batch, and what happens to its sources; takes what
+// the batch held out of the counts.
 void report_lost_batch(SweepReport& report, const BatchLost& e);
+// The open batch was committed: its counts stand.
+void note_committed(SweepReport& report);
 
 }  // namespace helix

@@ -2,11 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -64,9 +67,11 @@ class Directory {
         fd_ = fd;
         return;
       }
+      listing_error_ = errno;
       if (fd >= 0) ::close(fd);
     }
     fd_ = ::openat(parent, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) open_error_ = errno;
   }
   ~Directory() {
     if (listing_)
@@ -77,6 +82,8 @@ class Directory {
   Directory(const Directory&) = delete;
   Directory& operator=(const Directory&) = delete;
   int fd() const { return fd_; }
+  int open_error() const { return open_error_; }        // errno when fd() < 0
+  int listing_error() const { return listing_error_; }  // errno when it could not be listed
   // The next entry other than "." and "..", or null at the end.
   const dirent* next() {
     while (listing_) {
@@ -91,22 +98,16 @@ class Directory {
  private:
   int fd_ = -1;
   DIR* listing_ = nullptr;
+  int open_error_ = 0, listing_error_ = 0;
 };
 
-// A directory itself, not a symlink to one: the walk never follows links below a root's
-// literal segments.
-bool is_real_directory(int dir_fd, const dirent& e) {
-  if (e.d_type != DT_UNKNOWN) return e.d_type == DT_DIR;
+// The entry's type without following a link (from d_type when the file system gives it).
+mode_t entry_type(int dir_fd, const dirent& e) {
+  if (e.d_type == DT_REG) return S_IFREG;
+  if (e.d_type == DT_DIR) return S_IFDIR;
+  if (e.d_type == DT_LNK) return S_IFLNK;
   struct stat st {};
-  return ::fstatat(dir_fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-}
-
-// A regular file, or a symlink to one.
-bool is_regular_target(int dir_fd, const dirent& e) {
-  if (e.d_type == DT_REG) return true;
-  if (e.d_type != DT_UNKNOWN && e.d_type != DT_LNK) return false;
-  struct stat st {};
-  return ::fstatat(dir_fd, e.d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
+  return ::fstatat(dir_fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode & S_IFMT : 0;
 }
 
 // Where one pattern stands in a directory: the segment that the directory's entries must match.
@@ -119,7 +120,37 @@ struct WalkState {
 // however many patterns (or "**" segments) reach it, and each pattern finds what it would alone.
 struct Walk {
   const std::vector<std::vector<std::string>>& patterns;  // each split into segments
+  const std::vector<std::string>& roots;                  // canonical, each ending in '/'
   std::vector<std::vector<std::string>> found;            // by pattern
+  std::vector<SkippedPath> skipped;
+
+  bool inside_roots(const std::string& target) const {
+    return std::any_of(roots.begin(), roots.end(),
+                       [&](const std::string& r) { return target.starts_with(r); });
+  }
+
+  // A matching name that is a file: listed. A symbolic link to a file inside the roots is
+  // listed as that file; any other link is named and skipped (its target is never opened).
+  void file(int dir_fd, const std::string& path, const char* name, std::size_t pattern) {
+    struct stat st {};
+    if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+    const std::string at = join(path, name);
+    if (S_ISREG(st.st_mode)) {
+      found[pattern].push_back(at);
+      return;
+    }
+    if (!S_ISLNK(st.st_mode)) return;
+    std::error_code ec;
+    const std::string target = std::filesystem::canonical(at, ec).string();
+    if (ec || !std::filesystem::is_regular_file(target, ec))
+      skipped.push_back({at, "a symbolic link to no regular file; not followed"});
+    else if (!inside_roots(target))
+      skipped.push_back({at, fmt::format("a symbolic link out of the agent's roots (to {}); not "
+                                         "followed, its target is never opened",
+                                         target)});
+    else
+      found[pattern].push_back(target);
+  }
 
   const std::string& segment(WalkState s) const { return patterns[s.pattern][s.segment]; }
   bool last(WalkState s) const { return s.segment + 1 == patterns[s.pattern].size(); }
@@ -142,7 +173,14 @@ struct Walk {
       return has_wildcard(segment(s)) || segment(s) == "**";
     });
     Directory dir(parent_fd, name, list);
+    if (dir.fd() < 0 && dir.open_error() != ENOENT && dir.open_error() != ENOTDIR)
+      skipped.push_back({path, fmt::format("this folder cannot be opened ({}); skipped",
+                                           std::strerror(dir.open_error()))});
     if (dir.fd() < 0) return;
+    if (list && dir.listing_error() != 0)
+      skipped.push_back({path, fmt::format("this folder cannot be listed ({}); its sources "
+                                           "are skipped",
+                                           std::strerror(dir.listing_error()))});
     // Literal segments: no listing needed, links followed, each name stat'ed (and walked) once.
     std::map<std::string_view, mode_t> literals;  // 0: absent
     std::map<std::string_view, std::vector<WalkState>> literal_children;
@@ -152,7 +190,7 @@ struct Walk {
       auto [known, added] = literals.try_emplace(seg, 0);
       struct stat st {};
       if (added && ::fstatat(dir.fd(), seg.c_str(), &st, 0) == 0) known->second = st.st_mode;
-      if (last(s) && S_ISREG(known->second)) found[s.pattern].push_back(join(path, seg));
+      if (last(s) && S_ISREG(known->second)) file(dir.fd(), path, seg.c_str(), s.pattern);
       if (!last(s) && S_ISDIR(known->second))
         literal_children[seg].push_back({s.pattern, s.segment + 1});
     }
@@ -167,28 +205,33 @@ struct Walk {
   void list_entries(Directory& dir, const std::string& path, const std::vector<WalkState>& states,
                     int depth) {
     while (const dirent* e = dir.next()) {
-      std::optional<bool> real_directory, regular;  // asked once per entry: a stat at most
-      auto is_dir = [&] {
-        if (!real_directory) real_directory = is_real_directory(dir.fd(), *e);
-        return *real_directory;
-      };
-      auto is_file = [&] {
-        if (!regular) regular = is_regular_target(dir.fd(), *e);
-        return *regular;
+      std::optional<mode_t> type;  // asked once per entry: a stat at most
+      auto is = [&](mode_t kind) {
+        if (!type) type = entry_type(dir.fd(), *e);
+        return *type == kind;
       };
       std::vector<WalkState> reached;  // the entry's, as a subdirectory
+      bool linked_folder = false;      // a link a folder pattern matched: named, not followed
       for (const WalkState s : states) {
         const std::string& seg = segment(s);
         if (seg == "**") {
-          if (is_dir()) reached.push_back(s);
+          if (is(S_IFDIR)) reached.push_back(s);
         } else if (has_wildcard(seg) && fnmatch(seg.c_str(), e->d_name, 0) == 0) {
           if (last(s)) {
-            if (is_file()) found[s.pattern].push_back(join(path, e->d_name));
-          } else if (is_dir()) {
+            if (is(S_IFREG) || is(S_IFLNK)) file(dir.fd(), path, e->d_name, s.pattern);
+          } else if (is(S_IFDIR)) {
             reached.push_back({s.pattern, s.segment + 1});
+          } else {
+            linked_folder = linked_folder || is(S_IFLNK);
           }
         }
       }
+      std::error_code ec;
+      if (linked_folder && reached.empty() &&
+          !std::filesystem::is_regular_file(join(path, e->d_name), ec))
+        skipped.push_back({join(path, e->d_name),
+                           "a symbolic link where a folder of sources "
+                           "is expected; not followed"});
       if (!reached.empty())
         directory(dir.fd(), e->d_name, join(path, e->d_name), std::move(reached), depth + 1);
     }
@@ -239,6 +282,12 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
   auto& found = result.sources;
   for (const PluginInfo* plugin : adapters) {
     std::set<std::string> roots_seen;
+    std::vector<std::string> inside;  // the canonical roots, each ending in '/'
+    for (const auto& root : adapter_roots(*plugin->adapter, config)) {
+      std::error_code ec;
+      auto canonical = std::filesystem::weakly_canonical(root, ec).string();
+      if (!ec) inside.push_back(canonical.ends_with('/') ? canonical : canonical + "/");
+    }
     for (const auto& root : adapter_roots(*plugin->adapter, config)) {
       std::error_code ec;
       auto canonical = std::filesystem::weakly_canonical(root, ec).string();
@@ -250,8 +299,9 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
         patterns.push_back(split(p->glob, '/'));
         if (!patterns.back().empty()) states.push_back({patterns.size() - 1, 0});
       }
-      Walk walk{patterns, std::vector<std::vector<std::string>>(patterns.size())};
+      Walk walk{patterns, inside, std::vector<std::vector<std::string>>(patterns.size()), {}};
       walk.directory(AT_FDCWD, canonical.c_str(), canonical, std::move(states), 0);
+      for (auto& s : walk.skipped) result.skipped.push_back(std::move(s));
       for (std::size_t k = 0; k < patterns.size(); ++k)  // in pattern order: the first one's layout
         for (auto& file : walk.found[k]) {
           if (is_credential_path(file))  // refused by name: the file is never opened
@@ -285,6 +335,11 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
   }
   found.resize(kept);
   found.shrink_to_fit();
+  auto by_path = [](const SkippedPath& a, const SkippedPath& b) { return a.path < b.path; };
+  std::sort(result.skipped.begin(), result.skipped.end(), by_path);
+  result.skipped.erase(std::unique(result.skipped.begin(), result.skipped.end(),
+                                   [](const auto& a, const auto& b) { return a.path == b.path; }),
+                       result.skipped.end());
   auto key = [](const RefusedCredential& r) { return std::tie(r.path, r.plugin); };
   std::sort(result.refused_credentials.begin(), result.refused_credentials.end(),
             [&](const auto& a, const auto& b) { return key(a) < key(b); });

@@ -1,5 +1,7 @@
 // Finds candidate source files: each adapter's roots (env override, config, defaults)
-// walked with its glob patterns. Reads directory entries only, never file contents.
+// walked with its glob patterns. Reads directory entries only, never file contents, and
+// follows no symbolic link out of the adapter's roots (a link to a file inside them is listed
+// as that file).
 #pragma once
 
 #include "config/config.hpp"
@@ -21,9 +23,16 @@ struct RefusedCredential {
   std::string path, plugin;
 };
 
+// A path the walk did not take, and why (a link out of the agent's roots, an unreadable
+// folder): every skip is named in the sweep's summary.
+struct SkippedPath {
+  std::string path, reason;
+};
+
 struct Discovery {
   std::vector<DiscoveredSource> sources;               // sorted by path
   std::vector<RefusedCredential> refused_credentials;  // sorted by path, then plugin
+  std::vector<SkippedPath> skipped;                    // sorted by path
 };
 
 // The roots an adapter's sources live under: its environment variable (a comma list) when

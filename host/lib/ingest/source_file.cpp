@@ -50,7 +50,13 @@ SourceFile::SourceFile(const std::filesystem::path& path) : path_(path) {
     throw std::runtime_error(fmt::format(
         "{} holds credentials (by its name or directory); helix-host never opens such files",
         path.string()));
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // Never through a symbolic link: discovery lists a link inside the roots as its target, so
+  // a link here was put in place after discovery (or named by a hook) and may lead anywhere.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+  if (fd_ < 0 && errno == ELOOP)
+    throw std::runtime_error(fmt::format(
+        "{} is a symbolic link; sources are opened only by their own path, never through a link",
+        path.string()));
   if (fd_ < 0)
     throw std::runtime_error(
         fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));

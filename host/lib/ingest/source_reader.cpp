@@ -18,7 +18,9 @@ constexpr std::size_t kProbeBytes = std::size_t{64} * 1024;
 // Runs of NUL bytes are what a crashed append leaves (ext4 delayed allocation, a stale writer
 // after a truncate). They become blanks of the same length: offsets stay true and the record
 // written after the run on the same line still parses. Each run is reported where it is.
-void blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
+// True when it blanked any.
+bool blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
+  const std::size_t warnings = batch.warnings.size();
   for (auto at = buf.find('\0'); at != std::string::npos; at = buf.find('\0', at)) {
     const auto end = std::min(buf.find_first_not_of('\0', at), buf.size());
     std::fill(buf.begin() + static_cast<std::ptrdiff_t>(at),
@@ -29,6 +31,17 @@ void blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
                                           end - at)});
     at = end;
   }
+  return batch.warnings.size() > warnings;
+}
+
+// A UTF-8 byte order mark at a file's start (some editors and Windows tools write one) is not
+// JSON: it becomes three blanks, so offsets stay true and the first record parses. True when
+// there was one.
+bool blank_byte_order_mark(std::string& buf, int64_t base) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (base != 0 || !buf.starts_with(kBom)) return false;
+  buf.replace(0, kBom.size(), kBom.size(), ' ');
+  return true;
 }
 
 IsolationPolicy isolation_policy(const Config& config) {
@@ -129,8 +142,10 @@ void SourceReader::save(SourceCursor& cursor) {
 }
 
 void SourceReader::stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_generation,
-                                int64_t input_bytes) {
+                                int64_t input_bytes, bool read_to_end) {
   cursors_.put(cursor);
+  SourceCursor stored = cursor;
+  if (!read_to_end) stored.mtime_ns = SourceCursor::kUnfinishedMtime;
   for (auto& session : batch.sessions) repos_.attribute(session);
   // Compressing is a quarter of the writer's work: done here, it runs beside the writer.
   if (!batch.events.empty()) {
@@ -138,7 +153,7 @@ void SourceReader::stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool 
     batch.payloads = {};
   }
   emit(SourceWrite{.kind = SourceWrite::Kind::commit_chunk,
-                   .cursor = cursor,
+                   .cursor = std::move(stored),
                    .batch = std::move(batch),
                    .new_generation = new_generation,
                    .input_bytes = input_bytes},
@@ -249,6 +264,7 @@ void SourceReader::read_claimed(SourceCursor& cursor, SourceFile& file, const Pl
 bool SourceReader::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource& source,
                          SweepReport& report) {
   std::string head = file.read(0, kProbeBytes);
+  blank_byte_order_mark(head, 0);
   int best = 0;
   const PluginInfo* winner = nullptr;
   for (const PluginInfo* plugin : plugins_.adapters()) {
@@ -310,7 +326,7 @@ bool SourceReader::needs_new_generation(const SourceCursor& cursor, SourceFile& 
 void SourceReader::ingest_lines(SourceCursor& cursor, SourceFile& file,
                                 const AdapterRunner& adapter, bool new_generation,
                                 SweepReport& report) {
-  bool committed = false;
+  bool committed = false, read_to_end = false;
   while (true) {
     queue_.wait_for_room();             // bounded memory: the store is at most about a chunk behind
     if (queue_.failed(visit_)) return;  // storing this source failed: the rest is moot
@@ -325,15 +341,16 @@ void SourceReader::ingest_lines(SourceCursor& cursor, SourceFile& file,
     }
     report.bytes_read += cursor.offset - pos;
     update_fingerprints(cursor, file, pos);
-    stage_commit(cursor, std::move(batch), new_generation && !committed, cursor.offset - pos);
+    // Read to the end of the file as stat() saw it: the cursor can say the file is as seen.
+    read_to_end = !file.compressed() && cursor.offset >= file.identity().size;
+    stage_commit(cursor, std::move(batch), new_generation && !committed, cursor.offset - pos,
+                 read_to_end);
     committed = true;
   }
-  if (!committed) {
-    if (new_generation)
-      stage_commit(cursor, RecordBatch{}, true, 0);  // emptied: drop old rows
-    else
-      save(cursor);
-  }
+  if (!committed && new_generation)
+    stage_commit(cursor, RecordBatch{}, true, 0, true);  // emptied: drop old rows
+  else if (!read_to_end)
+    save(cursor);  // all that can be read now is read: the cursor says the file is as seen
 }
 
 // Fills read_buffer_ with whole lines from the cursor's offset: a chunk cut after its last
@@ -346,6 +363,7 @@ SourceReader::ChunkRead SourceReader::read_whole_lines(const SourceCursor& curso
   const int64_t pos = cursor.offset;
   std::string& buf = read_buffer_;  // one buffer for every chunk of every source
   buf.clear();
+  buffer_is_file_ = true;
   if (file.append(buf, pos, chunk) == 0) return ChunkRead::nothing;
   std::size_t newline = buf.rfind('\n');
   while (newline == std::string::npos && buf.size() < max_record) {  // one long line
@@ -392,7 +410,9 @@ void SourceReader::parse_lines(SourceCursor& cursor, const AdapterRunner& adapte
                                RecordBatch& batch, bool added_newline) {
   std::string& buf = read_buffer_;
   const int64_t pos = cursor.offset;
-  blank_nul_runs(buf, pos, batch);
+  // The fingerprints are of the file's bytes, not of the blanked ones.
+  buffer_is_file_ = !blank_byte_order_mark(buf, pos);
+  buffer_is_file_ = !blank_nul_runs(buf, pos, batch) && buffer_is_file_;
   adapter.parse(cursor.path, HELIX_LAYOUT_LINES, static_cast<uint64_t>(pos), buf,
                 cursor.adapter_state, batch);
   if (batch.saved_state) cursor.adapter_state = *batch.saved_state;
@@ -409,14 +429,14 @@ void SourceReader::update_fingerprints(SourceCursor& cursor, SourceFile& file, i
   };
   if (cursor.head_len < kHeadBytes) {
     cursor.head_len = std::min(kHeadBytes, cursor.offset);
-    const bool in_buffer =
-        pos == 0 && static_cast<int64_t>(buf.size()) >= cursor.head_len && !buf.empty();
+    const bool in_buffer = buffer_is_file_ && pos == 0 &&
+                           static_cast<int64_t>(buf.size()) >= cursor.head_len && !buf.empty();
     cursor.head_hash = in_buffer
                            ? hash_bytes(buf.substr(0, static_cast<std::size_t>(cursor.head_len)))
                            : file.hash(0, cursor.head_len);
   }
   cursor.tail_len = std::min(kTailBytes, cursor.offset);
-  cursor.tail_hash = static_cast<int64_t>(buf.size()) >= cursor.tail_len
+  cursor.tail_hash = buffer_is_file_ && static_cast<int64_t>(buf.size()) >= cursor.tail_len
                          ? hash_bytes(tail_of_buffer(cursor.tail_len))
                          : file.hash(cursor.offset - cursor.tail_len, cursor.tail_len);
 }
@@ -444,6 +464,7 @@ void SourceReader::ingest_document(SourceCursor& cursor, SourceFile& file,
                     "before is kept",
                     max_record));
   RecordBatch batch;
+  blank_byte_order_mark(doc, 0);
   adapter.parse(cursor.path, HELIX_LAYOUT_DOCUMENT, 0, doc, "", batch);
   for (const auto& w : batch.warnings)
     if (w.category == "invalid_json" || w.category == "not_an_object" ||
@@ -460,7 +481,7 @@ void SourceReader::ingest_document(SourceCursor& cursor, SourceFile& file,
       hash_bytes(std::string_view(doc).substr(0, static_cast<std::size_t>(cursor.head_len)));
   cursor.tail_len = 0;
   ++cursor.generation;  // a document is replaced whole: its earlier rows go
-  stage_commit(cursor, std::move(batch), true, cursor.offset);
+  stage_commit(cursor, std::move(batch), true, cursor.offset, true);
 }
 
 }  // namespace helix

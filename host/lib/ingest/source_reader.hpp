@@ -54,10 +54,11 @@ class SourceReader {
   bool finished_last_line(const SourceCursor& cursor, std::string_view fragment) const;
   void ingest_document(SourceCursor& cursor, SourceFile& file, const AdapterRunner& adapter,
                        SweepReport& report);
-  // Queues the cursor alone (claims, state changes), or a parsed chunk with its cursor.
+  // Queues the cursor alone (claims, state changes), or a parsed chunk with its cursor; until
+  // `read_to_end`, the stored cursor matches no file (SourceCursor::kUnfinishedMtime).
   void save(SourceCursor& cursor);
   void stage_commit(SourceCursor& cursor, RecordBatch&& batch, bool new_generation,
-                    int64_t input_bytes);
+                    int64_t input_bytes, bool read_to_end);
   // Hands a write to the storing thread, with the report changes made before it.
   void emit(SourceWrite write, int64_t bytes);
   const AdapterRunner& instance(const PluginInfo& plugin);
@@ -82,10 +83,11 @@ class SourceReader {
   RepoResolver repos_;
   std::optional<Redactor> redactor_;  // shared by every adapter instance
   std::map<std::string, std::unique_ptr<AdapterRunner>> instances_;
-  std::string read_buffer_;  // reused across chunks and sources: no allocation per read
-  PackCompressor packer_;    // compresses each batch's payload packs before the writer gets it
-  SweepReport pending_;      // report changes not yet handed over
-  std::size_t visit_ = 0;    // index of the source being visited
+  std::string read_buffer_;     // reused across chunks and sources: no allocation per read
+  bool buffer_is_file_ = true;  // false once blanks replaced a BOM or NUL bytes in it
+  PackCompressor packer_;       // compresses each batch's payload packs before the writer gets it
+  SweepReport pending_;         // report changes not yet handed over
+  std::size_t visit_ = 0;       // index of the source being visited
   int64_t next_provisional_id_ = -1;  // new sources, until the store gives them an id
 };
 

@@ -41,6 +41,7 @@ class BatchScope {
   void finish(SweepReport& report) {
     try {
       store_.end_batch();
+      note_committed(report);
     } catch (const BatchLost& e) {
       report_lost_batch(report, e);
     }
@@ -74,6 +75,10 @@ SweepReport Sweep::run(const SweepProgress& progress) {
     report.problems.push_back(fmt::format(
         "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
         r.path, r.plugin));
+  for (const auto& s : discovery.skipped)
+    report.problems.push_back(fmt::format("{}: {}", s.path, s.reason));
+  report.paths_refused =
+      static_cast<int64_t>(discovery.refused_credentials.size() + discovery.skipped.size());
   const auto& sources = discovery.sources;
   mark_orphans(report);
   BatchScope batch(store_, config_.chunk_bytes * kChunksPerCommit);

@@ -21,7 +21,9 @@ void accumulate(SweepReport& into, SweepReport&& from) {
                          {&into.sources_quarantined, from.sources_quarantined},
                          {&into.sources_still_quarantined, from.sources_still_quarantined},
                          {&into.sources_orphaned, from.sources_orphaned},
-                         {&into.sources_reparsed, from.sources_reparsed}})
+                         {&into.sources_reparsed, from.sources_reparsed},
+                         {&into.paths_refused, from.paths_refused},
+                         {&into.store_failures, from.store_failures}})
     *to += add;
   into.sessions_touched.merge(from.sessions_touched);
   for (const auto& [category, n] : from.warnings_by_category)

@@ -20,6 +20,14 @@ struct SweepReport {
   int64_t sources_quarantined = 0, sources_still_quarantined = 0;
   int64_t sources_orphaned = 0;  // their plugin is not loaded: left unread
   int64_t sources_reparsed = 0;  // read again from their start for a new adapter version
+  // Credential files, symbolic links out of the roots and unreadable folders discovery did not
+  // take (each named in `problems`).
+  int64_t paths_refused = 0;
+  // Writes the store refused or lost (disk full, I/O error, a COMMIT that failed): the sweep
+  // exits 74 and the counts above hold only what was committed.
+  int64_t store_failures = 0;
+  // What the counts above hold of the open batch, taken back out if it is lost.
+  int64_t uncommitted_events = 0, uncommitted_copies = 0, uncommitted_usage = 0;
   // The sessions this sweep wrote to, as 64-bit hashes of their uids (a count is all that is
   // shown; 100,000 uid strings would be a fifth of a large sweep's memory).
   std::unordered_set<uint64_t> sessions_touched;

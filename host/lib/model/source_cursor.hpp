@@ -56,6 +56,10 @@ struct SourceCursor {
   bool is_as(const FileIdentity& file) const {
     return dev == file.dev && ino == file.ino && size == file.size && mtime_ns == file.mtime_ns;
   }
+  // The mtime a cursor is stored with while its visit has not read the file to its end: it
+  // matches no file, so a sweep killed mid-file leaves a cursor the next sweep reads on from
+  // at once (the quiet-period rule is only for a final line without its newline).
+  static constexpr int64_t kUnfinishedMtime = -1;
   // Remembers the file as it is now.
   void adopt(const FileIdentity& file) {
     dev = file.dev;

@@ -39,10 +39,16 @@ std::string text(helix_str s, bool* repaired = nullptr) {
 std::string_view view(helix_str s) { return s.ptr ? std::string_view(s.ptr, s.len) : ""; }
 
 void warn(helix_call* call, uint64_t offset, std::string category, std::string message) {
+  if (call->redactor) {  // messages quote what they complain about
+    call->redactor->redact_text(category);
+    call->redactor->redact_text(message);
+  }
   call->batch->warnings.push_back({offset, std::move(category), std::move(message)});
 }
 
-void set_error(helix_call* call, helix_str message) { call->error = text(message); }
+void set_error(helix_call* call, helix_str message) {
+  call->error = call->redactor ? call->redactor->redacted(text(message)) : text(message);
+}
 
 // `s` with its secrets replaced, counted for `session` (when the text belongs to one). Texts
 // are redacted whole, before any truncation, so no cut can leave half a secret unrecognised.
@@ -91,13 +97,13 @@ void emit_session(helix_call* call, const helix_session* declared) {
   if (s->native_id.len == 0)
     return warn(call, 0, "missing_session_id", "session record without id");
   SessionRecord r;
-  r.native_id = text(s->native_id);
-  r.parent_native_id = text(s->parent_native_id);
+  r.native_id = redacted(call, text(s->native_id));  // ids too: every stored field
+  r.parent_native_id = redacted(call, text(s->parent_native_id), r.native_id);
   r.cwd = redacted(call, text(s->cwd), r.native_id);
   r.git_branch = redacted(call, text(s->git_branch), r.native_id);
-  r.model = text(s->model);
+  r.model = redacted(call, text(s->model), r.native_id);
   r.title = one_line(redacted(call, text(s->title), r.native_id), 500);
-  r.agent_version = text(s->agent_version);
+  r.agent_version = redacted(call, text(s->agent_version), r.native_id);
   r.started_at_ms = s->started_at_ms;
   r.ended_at_ms = s->ended_at_ms;
   r.forked_from_native_id = text(s->forked_from_native_id);  // ABI 1.3: zero past struct_size
@@ -135,18 +141,28 @@ void emit_event(helix_call* call, const helix_event* declared) {
          fmt::format("adapter emitted kind '{}', stored as 'other'", r.kind));
     r.kind = "other";
   }
-  r.role = text(e->role);
-  r.tool = text(e->tool, &repaired);
-  r.uid = text(e->uid, &repaired);
-  r.parent_uid = text(e->parent_uid);
-  r.call_id = text(e->call_id);
   const bool damaged_payload = invalid_payload(call, e);
   r.payload_index = payload_index(call, e, r.session_id);
   const RecordScan* scan = r.payload_index >= 0 ? &call->last_scan : nullptr;
+  // Ids and names are mostly the record's own strings: a clean record's are not searched again.
+  std::string session = redacted(call, r.session_id, {}, scan);
+  if (session != r.session_id) {  // a secret in the id: its counts go with the redacted id
+    auto& counts = call->batch->redactions;
+    if (auto it = counts.find(r.session_id); it != counts.end()) {
+      counts[session] += it->second;
+      counts.erase(it);
+    }
+    r.session_id = std::move(session);
+  }
+  r.role = redacted(call, text(e->role), r.session_id, scan);
+  r.tool = redacted(call, text(e->tool, &repaired), r.session_id, scan);
+  r.uid = redacted(call, text(e->uid, &repaired), r.session_id, scan);
+  r.parent_uid = redacted(call, text(e->parent_uid), r.session_id, scan);
+  r.call_id = redacted(call, text(e->call_id), r.session_id, scan);
   r.summary =
       one_line(redacted(call, std::string(view(e->summary)), r.session_id, scan), kSummaryChars);
   r.text = text(e->text, &repaired);
-  r.model = text(e->model, &repaired);
+  r.model = redacted(call, text(e->model, &repaired), r.session_id, scan);
   if ((repaired || damaged_payload) && call->last_utf8_warning != e->source_offset) {
     call->last_utf8_warning = e->source_offset;  // one warning per record, not per event
     warn(call, e->source_offset, "invalid_utf8",
@@ -162,9 +178,9 @@ void emit_usage(helix_call* call, const helix_usage* declared) {
   if (u->session_id.len == 0)
     return warn(call, u->source_offset, "missing_session_id", "usage without a session id");
   UsageRecord r;
-  r.session_id = text(u->session_id);
-  r.key = text(u->key);
-  r.model = text(u->model);
+  r.session_id = redacted(call, text(u->session_id));
+  r.key = redacted(call, text(u->key), r.session_id);
+  r.model = redacted(call, text(u->model), r.session_id);
   r.source_offset = u->source_offset;
   r.flags = u->flags;
   r.ts_ms = u->ts_ms;
@@ -183,7 +199,7 @@ void emit_usage(helix_call* call, const helix_usage* declared) {
 
 void emit_warn(helix_call* call, uint64_t offset, helix_str category, helix_str message) {
   std::string c = text(category);
-  warn(call, offset, c.empty() ? "adapter_warning" : c, redacted(call, text(message)));
+  warn(call, offset, c.empty() ? "adapter_warning" : c, text(message));
 }
 
 void emit_save_state(helix_call* call, helix_str state) {

@@ -1,5 +1,6 @@
 #include "plugins/plugin_registry.hpp"
 
+#include "base/ownership.hpp"
 #include "base/semver.hpp"
 #include "plugins/abi_struct.hpp"
 
@@ -120,19 +121,8 @@ std::string changeable_by_others(const std::filesystem::path& path, const char* 
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     return fmt::format("cannot check the {} {}: {}", what, path.string(), std::strerror(errno));
-  const auto mode = static_cast<unsigned>(st.st_mode & 07777);
-  if (st.st_uid != 0 && st.st_uid != ::geteuid())
-    return fmt::format(
-        "the {} {} belongs to uid {}, neither this user (uid {}) nor root, so "
-        "another user could change the code helix-host runs; have it owned by "
-        "you or root (chown)",
-        what, path.string(), st.st_uid, ::geteuid());
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return fmt::format(
-        "the {} {} is writable by {} (mode {:04o}), so another user could change "
-        "the code helix-host runs; fix it with: chmod go-w {}",
-        what, path.string(), st.st_mode & S_IWOTH ? "all users" : "its group", mode, path.string());
-  return {};
+  return helix::changeable_by_others(st, what, path.string(),
+                                     "could change the code helix-host runs");
 }
 
 }  // namespace

@@ -1,37 +1,36 @@
 #include "privacy/redactor.hpp"
 
 #include "base/text.hpp"
+#include "privacy/base64.hpp"
+#include "privacy/rule_prefilter.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
 #include <re2/set.h>
+
 #include <algorithm>
+#include <array>
 #include <boost/json.hpp>
+#include <cmath>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
 namespace helix {
 namespace {
 
-// JSON inside a JSON string inside ... (Codex keeps tool arguments and outputs as JSON text).
-constexpr int kMaxNesting = 4;
+// JSON inside a JSON string inside ... (Codex keeps tool arguments and outputs as JSON text;
+// tool outputs quote them again).
+constexpr int kMaxNesting = 16;
 
-// Values that look like secrets to some rules but are placeholders (after gitleaks' global
-// allowlist and the notes of secret_patterns.tsv), and the markers of an earlier redaction.
-constexpr const char* kBuiltinAllow[] = {
-    R"(^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$)",  // $VAR, ${VAR}
-    R"(^\{\{.*\}\}$)",                      // {{ template }}
-    R"(^<[^<>]*>$)",                        // <your-token>
-    R"((?i)^(?:x+|\*+|\.+|-+|changeme|password|passwd|secret|example|placeholder|redacted|none|null|true|false|your[-_a-z]*)$)",
-    R"(EXAMPLE(?:KEY)?$)",  // AWS documentation keys (AKIAIOSFODNN7EXAMPLE, ...EXAMPLEKEY)
-    R"(\[REDACTED:)",       // already redacted: redact(redact(x)) == redact(x)
-};
-
-// Joins the texts of one search: the newline ends a token for every rule that needs a delimiter
-// or the end of the text after it, and the control character stops the rules that skip
-// whitespace (password\s*=), so a match in one text is found in the joined texts as well.
-constexpr std::string_view kSeparator = "\n\x01";
+// Joins the texts of one search. Rules are compiled in multi-line mode, so the last newline
+// starts a line for a rule that wants one (^, \b) and the first ends a token for every rule
+// that needs a delimiter or a line's end after it; the control character stops the rules that
+// skip whitespace (password\s*=). A match in one text is therefore found in the joined texts.
+constexpr std::string_view kSeparator = "\n\x01\n";
 
 using Places = std::vector<std::pair<std::size_t, std::size_t>>;
 
@@ -52,39 +51,80 @@ RE2::Options rule_options() {
 }
 
 re2::StringPiece piece(std::string_view s) { return {s.data(), s.size()}; }
+std::string_view view(re2::StringPiece s) { return {s.data(), s.size()}; }
 
-bool valid_rule_id(std::string_view id) {
-  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-  });
+// A regex compiled the first time a text needs it: most rules never run in a sweep.
+class LazyRegex {
+ public:
+  explicit LazyRegex(std::string pattern) : pattern_(std::move(pattern)) {}
+  const std::string& pattern() const { return pattern_; }
+  // Throws std::runtime_error when the pattern does not compile (the config check and the
+  // tests of the built-in rules make sure it does).
+  const RE2& get() const {
+    std::call_once(once_, [&] {
+      auto re = std::make_unique<RE2>(pattern_, rule_options());
+      if (!re->ok())
+        throw std::runtime_error(
+            fmt::format("redaction pattern '{}' does not compile: {}", pattern_, re->error()));
+      re_ = std::move(re);
+    });
+    return *re_;
+  }
+
+ private:
+  std::string pattern_;
+  mutable std::once_flag once_;
+  mutable std::unique_ptr<RE2> re_;
+};
+
+// A value never redacted (secret_allow.tsv, [[redaction.allow]]).
+struct Allow {
+  AllowTarget target = AllowTarget::kSecret;
+  bool stopword = false;
+  std::string value;                 // the stopword
+  std::unique_ptr<LazyRegex> regex;  // or the regex
+};
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
 }
 
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t pos = 0;
-  while (true) {
-    std::size_t tab = line.find('\t', pos);
-    out.push_back(line.substr(pos, tab == std::string_view::npos ? tab : tab - pos));
-    if (tab == std::string_view::npos) return out;
-    pos = tab + 1;
+// Shannon entropy in bits a byte, as gitleaks measures a secret (detect/utils.go).
+double shannon_entropy(std::string_view s) {
+  if (s.empty()) return 0;
+  std::array<std::size_t, 256> counts{};
+  for (char c : s) ++counts[static_cast<unsigned char>(c)];
+  double entropy = 0;
+  for (std::size_t n : counts) {
+    if (n == 0) continue;
+    const double p = static_cast<double>(n) / static_cast<double>(s.size());
+    entropy -= p * std::log2(p);
   }
+  return entropy;
 }
 
-std::vector<SecretRule> parse_tsv(std::string_view tsv) {
-  std::vector<SecretRule> rules;
-  std::size_t pos = 0;
-  while (pos < tsv.size()) {
-    std::size_t end = tsv.find('\n', pos);
-    if (end == std::string_view::npos) end = tsv.size();
-    std::string_view line = tsv.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.empty() || line.front() == '#') continue;
-    auto f = split_tabs(line);
-    if (f.size() != 5) throw std::logic_error("secret_patterns.tsv: a line without 5 columns");
-    rules.push_back({std::string(f[0]), std::string(f[1]), std::string(f[3]), std::string(f[4]),
-                     std::stoi(std::string(f[2]))});
+// True when a configured regex asserts the absolute start or end of its text (\A, \z, or ^
+// and $ with multi-line mode turned off by a (?-m) flag), which a search of several texts
+// joined together would not see (every rule is compiled in multi-line mode, where ^ and $ are
+// line anchors).
+bool may_anchor(std::string_view regex) {
+  for (std::size_t i = 0; i + 1 < regex.size(); ++i) {
+    if (regex[i] == '\\') {
+      if (regex[i + 1] == 'A' || regex[i + 1] == 'z') return true;
+      ++i;
+    } else if (regex.compare(i, 2, "(?") == 0) {
+      const std::size_t end = regex.find_first_of(":)", i);
+      const std::string_view flags =
+          regex.substr(i + 2, end == std::string_view::npos ? 0 : end - i - 2);
+      const std::size_t minus = flags.find('-');
+      if (minus != std::string_view::npos && flags.find('m', minus) != std::string_view::npos)
+        return true;
+    }
   }
-  return rules;
+  return false;
 }
 
 // A JSON string literal in a text: s[begin] and s[end - 1] are its quotes.
@@ -119,31 +159,10 @@ bool next_literal(std::string_view s, std::size_t from, Literal& literal) {
   return true;
 }
 
-// True when a regex may assert the start or end of its text (^, $, \A, \z), which a search
-// of several texts joined together would not see. The built-in rules' only `$` follows a
-// delimiter class that kSeparator's newline satisfies.
-bool may_anchor(std::string_view regex) {
-  for (std::size_t i = 0; i < regex.size(); ++i) {
-    const char c = regex[i];
-    if (c == '\\') {
-      if (i + 1 < regex.size() && (regex[i + 1] == 'A' || regex[i + 1] == 'z')) return true;
-      ++i;
-    } else if (c == '[') {  // a class: its ^ negates, nothing in it anchors
-      ++i;
-      if (i < regex.size() && regex[i] == '^') ++i;
-      if (i < regex.size() && regex[i] == ']') ++i;
-      while (i < regex.size() && regex[i] != ']') i += regex[i] == '\\' ? 2 : 1;
-    } else if (c == '^' || c == '$') {
-      return true;
-    }
-  }
-  return false;
-}
-
 // True when every byte of `record` outside its string literals is JSON syntax: whitespace,
-// punctuation, numbers, true, false, null. Every built-in rule needs a letter none of those
-// has (each starts with a literal such as "ghp_", "AKIA", "aws", "password", "-----BEGIN",
-// "bearer"), so searching such bytes with the strings blanked cannot find anything.
+// punctuation, numbers, true, false, null. No built-in rule finds anything in such bytes (each
+// needs a letter or a sequence none of them has: "ghp_", "AKIA", "password", "-----BEGIN";
+// tests/test_redactor.cpp checks it), so they need no search with the strings blanked.
 bool only_json_syntax_outside(std::string_view record, const Places& literals) {
   static constexpr std::string_view kSyntax = " \t\r\n{}[]:,0123456789+-.eEtruefalsn";
   auto syntax = [](std::string_view bytes) {
@@ -191,62 +210,178 @@ void keep_escapes_whole(std::string_view raw, Span& span) {
 
 struct Redactor::Rules {
   struct Rule {
+    Rule(std::string rule_id, std::string pattern)
+        : id(std::move(rule_id)), regex(std::move(pattern)) {}
     std::string id;
-    std::unique_ptr<RE2> re;
-    int group;
+    LazyRegex regex;  // in multi-line mode
+    int group = -1;
+    double entropy = 0;
+    bool decode_base64 = false;
+    bool anchored = false;              // \A or \z: not searched in joined texts
+    std::vector<std::string> keywords;  // lower case; none: every text
+    std::vector<std::string> required;  // lower case: every match holds one (prefilter)
+    int context = 0;                    // see SecretRule::context
+    std::vector<const Allow*> allows;   // its own, then those of every rule
   };
-  std::vector<Rule> list;
-  std::unique_ptr<RE2::Set> set;
-  std::vector<std::unique_ptr<RE2>> allow;
-  // The rules find in joined texts what they find in each text (see kSeparator), so a text
-  // whose joined search finds nothing needs no search of its own.
-  bool joinable = true;
-  bool builtin_only = true;  // no configured rules (see only_json_syntax_outside)
-
-  bool allowed(re2::StringPiece secret) const {
-    return std::any_of(allow.begin(), allow.end(),
-                       [&](const auto& re) { return RE2::PartialMatch(secret, *re); });
-  }
+  std::deque<Rule> list;
+  std::deque<Allow> allows;
+  RuleChoice choice = RuleChoice::kPrefilter;
+  std::unique_ptr<RulePrefilter> prefilter;  // kPrefilter
+  std::unique_ptr<RE2::Set> set;             // kRe2Set: every rule
+  bool builtin_only = true;                  // no configured rules (see only_json_syntax_outside)
 
   std::string marker(int rule) const {
     return "[REDACTED:" + list[static_cast<std::size_t>(rule)].id + "]";
   }
 
-  // True when no rule matches anywhere in `text` (and the set did not run out of memory).
-  bool clean(std::string_view text) const {
-    if (list.empty()) return true;
-    RE2::Set::ErrorInfo info{};
-    return !set->Match(piece(text), nullptr, &info) && info.kind != RE2::Set::kOutOfMemory;
+  static bool has_keyword(const Rule& rule, std::string_view lower) {
+    return rule.keywords.empty() ||
+           std::any_of(rule.keywords.begin(), rule.keywords.end(), [&](const std::string& k) {
+             return lower.find(k) != std::string_view::npos;
+           });
   }
 
-  // The secrets in `text`, sorted and merged: the set says which rules match at all, then each
-  // of those finds its matches.
-  std::vector<Span> find(std::string_view text) const {
-    if (list.empty()) return {};
+  // The rules that may find something in `text`, ascending: a superset of those that do.
+  void candidates(std::string_view text, std::vector<int>& out) const {
+    if (choice == RuleChoice::kPrefilter) return prefilter->candidates(text, out);
+    out.clear();
     std::vector<int> hits;
-    RE2::Set::ErrorInfo info{};
-    if (!set->Match(piece(text), &hits, &info)) {
-      if (info.kind != RE2::Set::kOutOfMemory) return {};
-      hits.resize(list.size());  // the set ran out of memory: every rule looks for itself
+    if (choice == RuleChoice::kEveryRule) {
+      hits.resize(list.size());
       std::iota(hits.begin(), hits.end(), 0);
+    } else {  // the rules the set says match, and the anchored ones (its verdict on joined
+              // texts does not hold for them)
+      RE2::Set::ErrorInfo info{};
+      if (!set->Match(piece(text), &hits, &info) && info.kind == RE2::Set::kOutOfMemory) {
+        hits.resize(list.size());  // the set ran out of memory: every rule looks for itself
+        std::iota(hits.begin(), hits.end(), 0);
+      }
+      for (std::size_t i = 0; i < list.size(); ++i)
+        if (list[i].anchored) hits.push_back(static_cast<int>(i));
+      std::sort(hits.begin(), hits.end());
+      hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
     }
-    std::vector<Span> spans;
-    std::vector<re2::StringPiece> groups;
-    for (int i : hits) {
-      const Rule& rule = list[static_cast<std::size_t>(i)];
-      groups.assign(static_cast<std::size_t>(rule.group) + 1, {});
-      std::size_t pos = 0;
-      while (pos <= text.size() && rule.re->Match(piece(text), pos, text.size(), RE2::UNANCHORED,
-                                                  groups.data(), static_cast<int>(groups.size()))) {
-        const re2::StringPiece secret = groups[static_cast<std::size_t>(rule.group)];
-        if (!secret.empty() && !allowed(secret)) {
-          const auto begin = static_cast<std::size_t>(secret.data() - text.data());
-          spans.push_back({begin, begin + secret.size(), i});
-        }
-        pos = std::max(static_cast<std::size_t>(groups[0].data() - text.data()) + groups[0].size(),
-                       pos + 1);
+    const std::string lower = ascii_lower(text);
+    for (int i : hits)
+      if (has_keyword(list[static_cast<std::size_t>(i)], lower)) out.push_back(i);
+  }
+
+  // True when no rule can find anything in `text` (joined texts: see kSeparator).
+  bool clean(std::string_view text) const {
+    std::vector<int> rules;
+    candidates(text, rules);
+    if (rules.empty()) return true;
+    if (std::any_of(rules.begin(), rules.end(),
+                    [&](int i) { return list[static_cast<std::size_t>(i)].anchored; }))
+      return false;
+    std::vector<int> matching;
+    which_match(text, rules, matching);
+    return matching.empty();
+  }
+
+  // The members of `rules` whose regex matches somewhere in `text`, ascending, in `matching`.
+  void which_match(std::string_view text, const std::vector<int>& rules,
+                   std::vector<int>& matching) const {
+    matching.clear();
+    for (int i : rules)
+      if (list[static_cast<std::size_t>(i)].regex.get().Match(piece(text), 0, text.size(),
+                                                              RE2::UNANCHORED, nullptr, 0))
+        matching.push_back(i);
+  }
+
+  static re2::StringPiece secret_of(const Rule& rule, const std::vector<re2::StringPiece>& groups) {
+    if (rule.group > 0) return groups[static_cast<std::size_t>(rule.group)];
+    if (rule.group < 0)
+      for (std::size_t g = 1; g < groups.size(); ++g)
+        if (!groups[g].empty()) return groups[g];
+    return groups[0];
+  }
+
+  // The match as gitleaks reads it: `context` more characters of a name before it.
+  static std::string_view gitleaks_match(const Rule& rule, std::string_view text,
+                                         std::string_view match) {
+    auto begin = static_cast<std::size_t>(match.data() - text.data());
+    const std::size_t end = begin + match.size();
+    for (int n = 0; n < rule.context && begin > 0; ++n) {
+      const char c = text[begin - 1];
+      const bool name = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+      if (!name) break;
+      --begin;
+    }
+    return text.substr(begin, end - begin);
+  }
+
+  static bool allowed(const Allow& allow, std::string_view text, std::string_view match,
+                      std::string_view secret, const std::string& lower_secret) {
+    if (allow.stopword) return lower_secret.find(allow.value) != std::string::npos;
+    std::string_view target = secret;
+    if (allow.target == AllowTarget::kMatch) target = match;
+    if (allow.target == AllowTarget::kLine) {
+      const std::size_t at = static_cast<std::size_t>(match.data() - text.data());
+      const std::size_t begin = text.rfind('\n', at);
+      const std::size_t end = text.find('\n', at + match.size());
+      target = text.substr(begin == std::string_view::npos ? 0 : begin + 1,
+                           end == std::string_view::npos
+                               ? std::string_view::npos
+                               : end - (begin == std::string_view::npos ? 0 : begin + 1));
+    }
+    return RE2::PartialMatch(piece(target), allow.regex->get());
+  }
+
+  // Whether a match is a secret: entropy, allow entries, and for a base64 rule, what decoding
+  // it reveals.
+  bool is_secret(const Rule& rule, std::string_view text, std::string_view match,
+                 std::string_view secret) const {
+    if (rule.entropy > 0 && shannon_entropy(secret) <= rule.entropy) return false;
+    const std::string lower_secret = ascii_lower(secret);
+    const std::string_view whole = gitleaks_match(rule, text, match);
+    for (const Allow* allow : rule.allows)
+      if (allowed(*allow, text, whole, secret, lower_secret)) return false;
+    if (rule.decode_base64) return decodes_to_secret(secret);
+    return true;
+  }
+
+  // True when `run` (base64, perhaps with a few characters of text before the encoding, as in
+  // a path) decodes to a secret at one of the four alignments of its first quantum.
+  bool decodes_to_secret(std::string_view run) const {
+    for (std::size_t skip = 0; skip < 4 && skip < run.size(); ++skip)
+      if (!find(base64_decode_lines(run.substr(skip)), false).empty()) return true;
+    return false;
+  }
+
+  // Every secret `rule` finds in `text`, appended to `spans`.
+  void scan(int index, std::string_view text, std::vector<Span>& spans) const {
+    const Rule& rule = list[static_cast<std::size_t>(index)];
+    const RE2& re = rule.regex.get();
+    std::vector<re2::StringPiece> groups(static_cast<std::size_t>(re.NumberOfCapturingGroups()) +
+                                         1);
+    std::size_t pos = 0;
+    while (pos <= text.size() && re.Match(piece(text), pos, text.size(), RE2::UNANCHORED,
+                                          groups.data(), static_cast<int>(groups.size()))) {
+      const re2::StringPiece secret = secret_of(rule, groups);
+      const auto match_begin = static_cast<std::size_t>(groups[0].data() - text.data());
+      if (!secret.empty() && is_secret(rule, text, view(groups[0]), view(secret))) {
+        const auto begin = static_cast<std::size_t>(secret.data() - text.data());
+        spans.push_back({begin, begin + secret.size(), index});
+        pos = std::max(match_begin + groups[0].size(), pos + 1);
+      } else {
+        // Not a secret (allowed, too little entropy): it must not hide one that starts inside
+        // it ("token>access=<key>" is first read as the value of "token").
+        pos = std::max(match_begin + 1, pos + 1);
       }
     }
+  }
+
+  // The secrets in `text`, sorted and merged. `decode`: base64 rules run too (not inside what
+  // one of them decoded).
+  std::vector<Span> find(std::string_view text, bool decode) const {
+    if (list.empty()) return {};
+    std::vector<int> rules;
+    candidates(text, rules);
+    std::vector<Span> spans;
+    for (int i : rules)
+      if (decode || !list[static_cast<std::size_t>(i)].decode_base64) scan(i, text, spans);
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
       return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
     });
@@ -274,13 +409,13 @@ struct Redactor::Rules {
     int64_t n = 0;
     if (depth < kMaxNesting && value.find('"') != std::string::npos)
       apply(value, string_edits(value, depth + 1, n, nullptr));
-    if (key.empty()) return n + replace(value, find(value));
+    if (key.empty()) return n + replace(value, find(value, true));
     std::string context = "\"" + key + "\": \"";
     const std::size_t start = context.size();
     context += value;
     context += '"';
     std::vector<Span> spans;
-    for (const Span& s : find(context)) {
+    for (const Span& s : find(context, true)) {
       const std::size_t b = std::max(s.begin, start), e = std::min(s.end, start + value.size());
       if (b < e) spans.push_back({b - start, e - start, s.rule});
     }
@@ -358,7 +493,7 @@ struct Redactor::Rules {
       } else if (!decode_json_string(contents, decoded)) {
         // Not decodable: search the raw contents, keeping escape sequences whole.
         std::string raw(contents);
-        std::vector<Span> spans = find(raw);
+        std::vector<Span> spans = find(raw, true);
         for (Span& span : spans) keep_escapes_whole(raw, span);
         count += replace(raw, spans);
         if (!spans.empty()) edits.push_back({literal.begin + 1, literal.end - 1, std::move(raw)});
@@ -378,65 +513,75 @@ struct Redactor::Rules {
   }
 };
 
-const std::vector<SecretRule>& builtin_secret_rules() {
-  static const std::vector<SecretRule> rules = parse_tsv(builtin_secret_patterns_tsv());
-  return rules;
-}
-
-std::string redaction_rule_problem(const RedactionRuleConfig& rule) {
-  if (!valid_rule_id(rule.id))
-    return fmt::format("rule id '{}' must be 1 to 64 characters of a-z, 0-9, '-' and '_'", rule.id);
-  for (const auto& b : builtin_secret_rules())
-    if (b.id == rule.id)
-      return fmt::format("rule id '{}' is taken by a built-in rule; choose another id", rule.id);
-  RE2 re(rule.regex, rule_options());
-  if (!re.ok())
-    return fmt::format("the regex of rule '{}' is not valid RE2 syntax: {}", rule.id, re.error());
-  if (rule.group < -1 || rule.group > re.NumberOfCapturingGroups())
-    return fmt::format("rule '{}' names group {}, but its regex has {} capturing group(s)", rule.id,
-                       rule.group, re.NumberOfCapturingGroups());
-  return {};
-}
-
-std::string redaction_allow_problem(const std::string& regex) {
-  RE2 re(regex, rule_options());
-  return re.ok() ? std::string()
-                 : fmt::format("'{}' is not valid RE2 syntax: {}", regex, re.error());
-}
-
-Redactor::Redactor(const RedactionConfig& config) : rules_(std::make_unique<Rules>()) {
-  RE2::Options set_options = rule_options();
-  set_options.set_max_mem(int64_t{64} << 20);  // 42 rules with long counted repeats
-  rules_->set = std::make_unique<RE2::Set>(set_options, RE2::UNANCHORED);
-  auto add = [&](const std::string& id, const std::string& regex, int group) {
-    auto re = std::make_unique<RE2>(regex, rule_options());
-    std::string error;
-    if (!re->ok() || rules_->set->Add(piece(regex), &error) < 0)
-      throw std::runtime_error(fmt::format("redaction rule '{}' does not compile: {}", id,
-                                           re->ok() ? error : re->error()));
-    if (group < 0) group = re->NumberOfCapturingGroups() > 0 ? 1 : 0;
-    rules_->list.push_back({id, std::move(re), group});
+Redactor::Redactor(const RedactionConfig& config, const RedactorOptions& options)
+    : rules_(std::make_unique<Rules>()) {
+  Rules& r = *rules_;
+  const auto& builtin = options.rules ? *options.rules : builtin_secret_rules();
+  const auto& builtin_allows = options.allows ? *options.allows : builtin_secret_allows();
+  std::map<std::string, std::vector<const Allow*>, std::less<>> allows_of;  // "*": every rule
+  auto add_allow = [&](const std::string& rule, AllowTarget target, bool stopword,
+                       const std::string& value) {
+    Allow& a = r.allows.emplace_back();
+    a.target = target;
+    a.stopword = stopword;
+    if (stopword)
+      a.value = value;
+    else
+      a.regex = std::make_unique<LazyRegex>(value);
+    allows_of[rule].push_back(&a);
   };
-  for (const auto& r : builtin_secret_rules())
-    if (r.confidence != "low" &&
-        std::find(config.disable.begin(), config.disable.end(), r.id) == config.disable.end())
-      add(r.id, r.regex, r.group);
-  for (const auto& r : config.rules) {
-    rules_->builtin_only = false;
-    add(r.id, r.regex, r.group);
-    if (may_anchor(r.regex)) rules_->joinable = false;
-  }
-  if (!rules_->set->Compile())
-    throw std::runtime_error("the redaction rules could not be compiled together (out of memory)");
-  std::vector<std::string> allow(std::begin(kBuiltinAllow), std::end(kBuiltinAllow));
-  allow.insert(allow.end(), config.allow.begin(), config.allow.end());
-  for (const auto& regex : allow) {
-    auto re = std::make_unique<RE2>(regex, rule_options());
-    if (!re->ok())
+  for (const auto& a : builtin_allows) add_allow(a.rule, a.target, a.stopword, a.value);
+  for (const auto& a : config.allow)
+    for (const auto& rule : a.rules) add_allow(rule, AllowTarget::kSecret, false, a.regex);
+  auto add_rule = [&](const SecretRule& spec) {
+    Rules::Rule& rule = r.list.emplace_back(spec.id, "(?m)" + spec.regex);
+    rule.group = spec.group;
+    rule.entropy = spec.entropy;
+    rule.decode_base64 = spec.decode_base64;
+    rule.anchored = may_anchor(spec.regex);
+    rule.keywords = spec.keywords;
+    rule.required = spec.required;
+    rule.context = spec.context;
+    const std::string& id = spec.id;
+    for (const char* key : {id.c_str(), "*"})
+      if (auto it = allows_of.find(key); it != allows_of.end())
+        rule.allows.insert(rule.allows.end(), it->second.begin(), it->second.end());
+  };
+  for (const auto& b : builtin)
+    if (std::find(config.disable.begin(), config.disable.end(), b.id) == config.disable.end())
+      add_rule(b);
+  for (const auto& c : config.rules) {
+    RE2 re(c.regex, rule_options());
+    if (!re.ok())
       throw std::runtime_error(
-          fmt::format("redaction allow pattern '{}' does not compile: {}", regex, re->error()));
-    rules_->allow.push_back(std::move(re));
+          fmt::format("redaction rule '{}' does not compile: {}", c.id, re.error()));
+    r.builtin_only = false;
+    SecretRule spec;
+    spec.id = c.id;
+    spec.regex = c.regex;
+    spec.group = c.group >= 0 ? c.group : (re.NumberOfCapturingGroups() > 0 ? 1 : 0);
+    add_rule(spec);
   }
+  r.choice = options.choice;
+  if (r.choice == RuleChoice::kPrefilter) {
+    std::vector<RulePrefilter::Rule> inputs;
+    for (const auto& rule : r.list)
+      inputs.push_back({rule.keywords, rule.required, rule.regex.pattern()});
+    r.prefilter = std::make_unique<RulePrefilter>(inputs);
+    return;
+  }
+  if (r.choice == RuleChoice::kEveryRule) return;
+  RE2::Options set_options = rule_options();
+  set_options.set_max_mem(int64_t{256} << 20);  // some 250 rules, long counted repeats
+  r.set = std::make_unique<RE2::Set>(set_options, RE2::UNANCHORED);
+  for (const auto& rule : r.list) {
+    std::string error;
+    if (r.set->Add(piece(rule.regex.pattern()), &error) < 0)
+      throw std::runtime_error(
+          fmt::format("redaction rule '{}' does not compile: {}", rule.id, error));
+  }
+  if (!r.set->Compile())
+    throw std::runtime_error("the redaction rules could not be compiled together (out of memory)");
 }
 
 Redactor::~Redactor() = default;
@@ -450,9 +595,9 @@ bool RecordScan::covers(std::string_view text) const {
 
 int64_t Redactor::redact_text(std::string& text, const RecordScan* from) const {
   // A clean record's string was searched in the record, in its member's context: the rules
-  // (no anchors, see kSeparator) find nothing in it alone either.
+  // (see kSeparator) find nothing in it alone either.
   if (from && from->covers(text)) return 0;
-  if (rules_->joinable && text.find('"') != std::string::npos) {  // nested JSON strings
+  if (text.find('"') != std::string::npos) {  // nested JSON strings
     std::string joined;
     rules_->gather_value({}, text, 0, joined);
     if (rules_->clean(joined)) return 0;
@@ -469,9 +614,10 @@ int64_t Redactor::redact_record(std::string& record, RecordScan* scan) const {
   const std::size_t first = record.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || (record[first] != '{' && record[first] != '['))
     return redact_text(record);
-  if (rules_->joinable) {
+  {
     // Every text the search below makes, joined, and the record with its strings blanked: one
-    // pass of the rule set; most records hold no secret and need nothing more.
+    // pass of the prefilter (and of the rules it names); most records hold no secret and need
+    // nothing more.
     Places literals;
     std::string& joined = scan->searched_;
     rules_->gather_strings(record, 0, joined, &literals, &scan->strings_);
@@ -496,7 +642,7 @@ int64_t Redactor::redact_record(std::string& record, RecordScan* scan) const {
   for (auto [b, e] : strings)
     std::fill(outside.begin() + static_cast<std::ptrdiff_t>(b) + 1,
               outside.begin() + static_cast<std::ptrdiff_t>(e) - 1, ' ');
-  for (Span s : rules_->find(outside)) {
+  for (Span s : rules_->find(outside, true)) {
     auto next = std::lower_bound(strings.begin(), strings.end(), std::make_pair(s.begin, s.begin));
     if (next != strings.begin() && std::prev(next)->second > s.begin) continue;  // starts inside
     if (next != strings.end()) s.end = std::min(s.end, next->first);
@@ -506,6 +652,12 @@ int64_t Redactor::redact_record(std::string& record, RecordScan* scan) const {
   }
   apply(record, std::move(edits));
   return count;
+}
+
+std::string Redactor::redacted(std::string_view text) const {
+  std::string copy(text);
+  redact_text(copy);
+  return copy;
 }
 
 std::vector<std::string> Redactor::rule_ids() const {

@@ -540,13 +540,18 @@ int user_version(Database& db) {
   return version;
 }
 
-void migrate(Database& db) {
-  int version = user_version(db);
+void refuse_newer_schema(Database& db) {
+  const int version = user_version(db);
   if (version > kStoreSchemaVersion)
     throw std::runtime_error(fmt::format(
         "the store {} has schema version {}, newer than this helix-host understands ({}); "
         "upgrade helix-host",
         db.path().string(), version, kStoreSchemaVersion));
+}
+
+void migrate(Database& db) {
+  refuse_newer_schema(db);
+  const int version = user_version(db);
   if (version == kStoreSchemaVersion) return;
   Transaction tx(db);
   for (const auto& m : kMigrations)

@@ -88,6 +88,8 @@ Store::Store(const std::filesystem::path& db_file, bool read_only)
     for (const char* suffix : {"-wal", "-shm", ".lock"})  // made before this helix-host, maybe
       make_private_file(db_file.string() + suffix);
     migrate(db_);
+  } else {
+    refuse_newer_schema(db_);
   }
 }
 
@@ -383,6 +385,7 @@ void Store::commit_batch() {
   } catch (const std::exception& e) {
     throw BatchLost(e.what());
   }
+  ++batches_committed_;
 }
 
 void Store::end_batch() {

@@ -95,6 +95,9 @@ class Store {
   void begin_batch(int64_t max_bytes, std::chrono::milliseconds max_age);
   void commit_if_due();
   void end_batch();
+  // How many batches this store has committed: a caller counting what it wrote can tell
+  // written from committed (what a lost batch held never reached the file).
+  int64_t batches_committed() const { return batches_committed_; }
 
   std::vector<SessionRow> sessions(const SessionFilter& filter);
   // The same sessions in the same order, one at a time: memory does not grow with the store.
@@ -144,6 +147,7 @@ class Store {
     std::chrono::steady_clock::time_point opened;
     std::unique_ptr<Transaction> tx;  // open while something is pending
   };
+  int64_t batches_committed_ = 0;
   std::unique_ptr<Batch> batch_;  // a pointer, not an optional: clang 14 cannot default-construct
                                   // a nested struct with member initializers inside std::optional
 };

@@ -161,6 +161,7 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
 
 std::optional<SessionRow> Store::session(const std::string& uid) {
   std::optional<SessionRow> found;
+  if (uid.empty()) return found;  // an empty uid is no session (query_sessions would list all)
   query_sessions(SessionFilter{}, uid, [&](const SessionRow& r) { found = r; });
   return found;
 }
