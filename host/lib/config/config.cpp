@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -265,83 +266,104 @@ void apply_plugins(Config& c, const toml::table& plugins) {
   }
 }
 
+// [store]
+void apply_store(Config& c, const toml::table& store) {
+  reject_unknown(c, store, "store", {"dir"});
+  if (auto* dir = store.get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
+}
+
+// [sources.<flavor>]: the roots each adapter's patterns are walked under.
+void apply_sources(Config& c, const toml::table& sources) {
+  for (const auto& [flavor, node] : sources) {
+    const std::string section = "sources." + std::string(flavor.str());
+    const auto* t = node.as_table();
+    if (!t) bad(c, node, fmt::format("'{}' must be a table", section));
+    reject_unknown(c, *t, section, {"roots"});
+    if (auto* roots = t->get("roots")) {
+      auto& out = c.source_roots[std::string(flavor.str())];
+      for (auto& r : strings(c, *roots, section + ".roots")) out.push_back(expand_home(r));
+    }
+  }
+}
+
+// [adapters.<name>] and [digesters.<name>]: a plugin's own settings, handed to it as JSON.
+void apply_plugin_settings(const toml::table* sections, std::map<std::string, std::string>& out) {
+  if (!sections) return;
+  for (const auto& [name, node] : *sections)
+    out[std::string(name.str())] = boost::json::serialize(to_json(node));
+}
+
+// [digest]
+void apply_digest(Config& c, const toml::table& digest) {
+  reject_unknown(c, digest, "digest", {"digesters"});
+  if (auto* names = digest.get("digesters")) {
+    c.digesters = strings(c, *names, "digest.digesters");
+    for (const auto& n : c.digesters)
+      if (n.empty()) bad(c, *names, "'digest.digesters' holds an empty plugin name");
+  }
+}
+
+// [session_memory.retention]: the storage budget of design §5.2.
+void apply_retention(Config& c, const toml::table& memory) {
+  reject_unknown(c, memory, "session_memory", {"retention"});
+  const auto* r = memory["retention"].as_table();
+  if (!r) return;
+  const std::string s = "session_memory.retention";
+  reject_unknown(c, *r, s,
+                 {"raw_soft_cap_bytes", "raw_hard_cap_bytes", "raw_max_age_days",
+                  "distilled_cap_bytes", "cadence"});
+  auto& k = c.retention;
+  if (auto* v = r->get("raw_soft_cap_bytes"))
+    k.raw_soft_cap_bytes = size_value(c, *v, s + ".raw_soft_cap_bytes");
+  if (auto* v = r->get("raw_hard_cap_bytes"))
+    k.raw_hard_cap_bytes = size_value(c, *v, s + ".raw_hard_cap_bytes");
+  if (auto* v = r->get("raw_max_age_days"))
+    k.raw_max_age_days = integer(c, *v, s + ".raw_max_age_days");
+  if (auto* v = r->get("distilled_cap_bytes"))
+    k.distilled_cap_bytes = size_value(c, *v, s + ".distilled_cap_bytes");
+  if (auto* v = r->get("cadence")) {
+    k.cadence = text(c, *v, s + ".cadence");
+    if (k.cadence != "daily" && k.cadence != "weekly" && k.cadence != "on-hook")
+      bad(c, *v, "'cadence' must be daily, weekly or on-hook");
+  }
+  if (k.raw_soft_cap_bytes > k.raw_hard_cap_bytes)
+    bad(c, *r, "raw_soft_cap_bytes must not exceed raw_hard_cap_bytes");
+}
+
+// [sweep]
+void apply_sweep(Config& c, const toml::table& sweep) {
+  reject_unknown(c, sweep, "sweep",
+                 {"chunk_bytes", "max_record_bytes", "final_line_grace_seconds"});
+  if (auto* v = sweep.get("chunk_bytes")) c.chunk_bytes = size_value(c, *v, "sweep.chunk_bytes");
+  if (auto* v = sweep.get("max_record_bytes"))
+    c.max_record_bytes = size_value(c, *v, "sweep.max_record_bytes");
+  if (auto* v = sweep.get("final_line_grace_seconds"))
+    c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
+  if (c.chunk_bytes < 4096) bad(c, sweep, "sweep.chunk_bytes must be at least 4KiB");
+}
+
+// [mcp]
+void apply_mcp(Config& c, const toml::table& mcp) {
+  reject_unknown(c, mcp, "mcp", {"repos"});
+  if (auto* repos = mcp.get("repos")) c.mcp_repos = strings(c, *repos, "mcp.repos");
+}
+
 void apply(Config& c, const toml::table& root) {
   reject_unknown(c, root, "",
                  {"store", "plugins", "sources", "domains", "adapters", "redaction",
                   "session_memory", "sweep", "digest", "digesters", "mcp", "fleet"});
-  if (auto* store = root["store"].as_table()) {
-    reject_unknown(c, *store, "store", {"dir"});
-    if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
-  }
-  if (auto* plugins = root["plugins"].as_table()) apply_plugins(c, *plugins);
-  if (auto* sources = root["sources"].as_table()) {
-    for (const auto& [flavor, node] : *sources) {
-      const std::string section = "sources." + std::string(flavor.str());
-      const auto* t = node.as_table();
-      if (!t) bad(c, node, fmt::format("'{}' must be a table", section));
-      reject_unknown(c, *t, section, {"roots"});
-      if (auto* roots = t->get("roots")) {
-        auto& out = c.source_roots[std::string(flavor.str())];
-        for (auto& r : strings(c, *roots, section + ".roots")) out.push_back(expand_home(r));
-      }
-    }
-  }
+  if (auto* t = root["store"].as_table()) apply_store(c, *t);
+  if (auto* t = root["plugins"].as_table()) apply_plugins(c, *t);
+  if (auto* t = root["sources"].as_table()) apply_sources(c, *t);
   if (auto* domains = root["domains"].as_table())
     for (const auto& [repo, node] : *domains)
       c.repo_domains[std::string(repo.str())] = text(c, node, "domains." + std::string(repo.str()));
-  if (auto* adapters = root["adapters"].as_table())
-    for (const auto& [name, node] : *adapters)
-      c.adapter_settings[std::string(name.str())] = boost::json::serialize(to_json(node));
-  if (auto* digest = root["digest"].as_table()) {
-    reject_unknown(c, *digest, "digest", {"digesters"});
-    if (auto* names = digest->get("digesters")) {
-      c.digesters = strings(c, *names, "digest.digesters");
-      for (const auto& n : c.digesters)
-        if (n.empty()) bad(c, *names, "'digest.digesters' holds an empty plugin name");
-    }
-  }
-  if (auto* digesters = root["digesters"].as_table())
-    for (const auto& [name, node] : *digesters)
-      c.digester_settings[std::string(name.str())] = boost::json::serialize(to_json(node));
-  if (auto* memory = root["session_memory"].as_table()) {
-    reject_unknown(c, *memory, "session_memory", {"retention"});
-    if (auto* r = (*memory)["retention"].as_table()) {
-      const std::string s = "session_memory.retention";
-      reject_unknown(c, *r, s,
-                     {"raw_soft_cap_bytes", "raw_hard_cap_bytes", "raw_max_age_days",
-                      "distilled_cap_bytes", "cadence"});
-      auto& k = c.retention;
-      if (auto* v = r->get("raw_soft_cap_bytes"))
-        k.raw_soft_cap_bytes = size_value(c, *v, s + ".raw_soft_cap_bytes");
-      if (auto* v = r->get("raw_hard_cap_bytes"))
-        k.raw_hard_cap_bytes = size_value(c, *v, s + ".raw_hard_cap_bytes");
-      if (auto* v = r->get("raw_max_age_days"))
-        k.raw_max_age_days = integer(c, *v, s + ".raw_max_age_days");
-      if (auto* v = r->get("distilled_cap_bytes"))
-        k.distilled_cap_bytes = size_value(c, *v, s + ".distilled_cap_bytes");
-      if (auto* v = r->get("cadence")) {
-        k.cadence = text(c, *v, s + ".cadence");
-        if (k.cadence != "daily" && k.cadence != "weekly" && k.cadence != "on-hook")
-          bad(c, *v, "'cadence' must be daily, weekly or on-hook");
-      }
-      if (k.raw_soft_cap_bytes > k.raw_hard_cap_bytes)
-        bad(c, *r, "raw_soft_cap_bytes must not exceed raw_hard_cap_bytes");
-    }
-  }
-  if (auto* sweep = root["sweep"].as_table()) {
-    reject_unknown(c, *sweep, "sweep",
-                   {"chunk_bytes", "max_record_bytes", "final_line_grace_seconds"});
-    if (auto* v = sweep->get("chunk_bytes")) c.chunk_bytes = size_value(c, *v, "sweep.chunk_bytes");
-    if (auto* v = sweep->get("max_record_bytes"))
-      c.max_record_bytes = size_value(c, *v, "sweep.max_record_bytes");
-    if (auto* v = sweep->get("final_line_grace_seconds"))
-      c.final_line_grace_seconds = integer(c, *v, "sweep.final_line_grace_seconds");
-    if (c.chunk_bytes < 4096) bad(c, *sweep, "sweep.chunk_bytes must be at least 4KiB");
-  }
-  if (auto* mcp = root["mcp"].as_table()) {
-    reject_unknown(c, *mcp, "mcp", {"repos"});
-    if (auto* repos = mcp->get("repos")) c.mcp_repos = strings(c, *repos, "mcp.repos");
-  }
+  apply_plugin_settings(root["adapters"].as_table(), c.adapter_settings);
+  if (auto* t = root["digest"].as_table()) apply_digest(c, *t);
+  apply_plugin_settings(root["digesters"].as_table(), c.digester_settings);
+  if (auto* t = root["session_memory"].as_table()) apply_retention(c, *t);
+  if (auto* t = root["sweep"].as_table()) apply_sweep(c, *t);
+  if (auto* t = root["mcp"].as_table()) apply_mcp(c, *t);
   apply_redaction(c, root);
   apply_fleet(c, root);
 }
