@@ -53,13 +53,14 @@ void touch(SessionRecord& s, int64_t ts) {
 }  // namespace
 
 ChunkWriter::ChunkWriter(Database& db, const SourceCursor& cursor, const RecordBatch& batch,
-                         std::vector<PendingSearch>& search)
+                         std::vector<PendingSearch>& search, PriorEvents* prior)
     : db_(db),
       cursor_(cursor),
       batch_(batch),
       search_(search),
       prefix_(cursor.flavor + ":"),
-      now_(now_ms()) {}
+      now_(now_ms()),
+      prior_(prior) {}
 
 void ChunkWriter::write_sessions() {
   for (const auto& s : batch_.sessions) {
@@ -299,12 +300,13 @@ void ChunkWriter::write_events() {
       seq_it->second = st.next_seq->integer(0);
       st.next_seq->reset();
     }
-    const int64_t seq = seq_it->second;
     // A subagent's event may name the link to its launching call instead of the call.
     std::string call_id = e.call_id;
     if (!call_id.empty() && !is_call_or_result(e.kind))
       if (std::string linked = linked_call(uid, call_id); !linked.empty()) call_id = linked;
     const std::string tool = tool_of(st, uid, e, call_id);
+    const PriorEvents::Prior* prior = repeated_prior(i, uid, tool);
+    const int64_t seq = prior ? prior->seq : seq_it->second;
     if (!insert_event(st, i, uid, seq, tool, call_id)) continue;
     counts_[uid].add_event(e.kind, (e.flags & HELIX_EVENT_SIDECHAIN) != 0, shadow_[i], e.summary,
                            e.uid);
@@ -322,12 +324,52 @@ void ChunkWriter::write_events() {
         (e.ts_ms > 0 && e.ts_ms < latest - kBurstMs))
       to_order_.insert(uid);
     latest = std::max(latest, e.ts_ms);
+    if (prior) continue;
     ++seq_it->second;
     ++stats_.events_added;
+    // A new event of a replaced document may sit between kept ones: its place comes from the
+    // session's order, not from its number.
+    if (prior_) to_order_.insert(uid);
   }
   auto set_seq = db_.cached("UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now_).bind(3, uid).run();
   count_chunk_rows(db_, counts_, cursor_.id);
+  if (prior_) finish_replacement();
+}
+
+PriorEvents::Prior* ChunkWriter::repeated_prior(std::size_t i, const std::string& uid,
+                                                const std::string& tool) {
+  if (!prior_) return nullptr;
+  const auto& e = batch_.events[i];
+  PriorEvents::Prior* prior = prior_->claim(PriorEvents::key_of(uid, e));
+  if (!prior || shadow_[i]) return nullptr;  // a copy takes no seq
+  auto [raw, fresh] = unpacked_.try_emplace(e.session_id);
+  if (fresh)
+    if (auto pack = packs_->by_session.find(e.session_id); pack != packs_->by_session.end())
+      raw->second = unpack_payload(pack->second.frame);
+  const PackSlice& at = packs_->slices[i];
+  auto part = [&](int64_t off, int64_t len) {
+    return off < 0 ? std::string_view()
+                   : std::string_view(raw->second)
+                         .substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+  };
+  if (event_fingerprint(e, tool, part(at.text_off, at.text_len),
+                        part(at.payload_off, at.payload_len)) == prior->fingerprint) {
+    ++stats_.events_unchanged;
+  } else {
+    ++stats_.events_replaced;
+    rewritten_.insert(uid);
+  }
+  return prior;
+}
+
+void ChunkWriter::finish_replacement() {
+  for (const auto& [uid, n] : prior_->unclaimed()) {
+    stats_.events_removed += n;
+    rewritten_.insert(uid);
+  }
+  auto forget = db_.cached("UPDATE digests SET covered_seq = NULL WHERE session_uid = ?");
+  for (const auto& uid : rewritten_) forget->bind(1, uid).run();
 }
 
 // A result names no tool: it inherits the tool of its call (a subagent's event carrying its
