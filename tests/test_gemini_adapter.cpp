@@ -565,26 +565,38 @@ BOOST_AUTO_TEST_CASE(damaged_and_unknown_records_are_reported_and_kept) {
 // ---- through the host
 // ----------------------------------------------------------------------------
 
+// A store and the loaded plugins over a temporary home where only Gemini CLI has sessions.
+struct GeminiHome {
+  helix::test::TempDir dir;
+  helix::PluginRegistry plugins;
+  helix::Config config;
+  helix::Store store{dir / "store/helix.db"};
+
+  GeminiHome() {
+    ::setenv("GEMINI_CLI_HOME", (dir / "home").c_str(), 1);
+    for (const char* other : {"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GROK_HOME"})
+      ::setenv(other, (dir / "none").c_str(), 1);
+    plugins.load_directory(HELIX_TEST_PLUGIN_DIR);
+  }
+  fs::path chats(const std::string& project) const {
+    return dir / "home/.gemini/tmp" / project / "chats";
+  }
+  helix::SweepReport sweep() { return helix::Sweep(store, plugins, config).run(); }
+};
+
 // A .json session migrated to .jsonl by a later CLI: one session, every message once, tokens once.
 BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps_it) {
-  helix::test::TempDir dir;
-  const fs::path chats = dir / "home/.gemini/tmp/migrate/chats";
+  GeminiHome home;
+  helix::Store& store = home.store;
+  const fs::path chats = home.chats("migrate");
   const fs::path json = chats / fs::path(kMigratedJson).filename();
   const std::string document = helix::test::read_file(helix::test::fixture(kMigratedJson));
   helix::test::write_file(json, document);
   helix::test::write_file(chats / fs::path(kMigratedLog).filename(),
                           helix::test::read_file(helix::test::fixture(kMigratedLog)));
-  ::setenv("GEMINI_CLI_HOME", (dir / "home").c_str(), 1);
-  ::setenv("CLAUDE_CONFIG_DIR", (dir / "none").c_str(), 1);
-  ::setenv("CODEX_HOME", (dir / "none").c_str(), 1);
-  ::setenv("GROK_HOME", (dir / "none").c_str(), 1);
-  helix::PluginRegistry plugins;
-  plugins.load_directory(HELIX_TEST_PLUGIN_DIR);
-  helix::Config config;
-  helix::Store store(dir / "store/helix.db");
   const std::string uid = "gemini:afe47e59-1861-4a18-9bc5-d33139aa79ef";
 
-  helix::SweepReport first = helix::Sweep(store, plugins, config).run();
+  helix::SweepReport first = home.sweep();
   BOOST_TEST(first.sources_new == 2);
   BOOST_TEST(first.copies_skipped == 5);  // user, thought, call, result, answer of the .json
   const auto events = store.events(uid, false);
@@ -605,7 +617,7 @@ BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps
 
   // The CLI caught rewriting the document: the sweep fails that source and keeps its events.
   helix::test::write_file(json, document.substr(0, document.size() / 2));
-  helix::SweepReport torn = helix::Sweep(store, plugins, config).run();
+  helix::SweepReport torn = home.sweep();
   BOOST_TEST(torn.sources_failed == 1);
   BOOST_TEST_REQUIRE(torn.problems.size() == 1u);
   BOOST_TEST(torn.problems.front().find("not complete JSON") != std::string::npos,
@@ -613,7 +625,7 @@ BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps
   BOOST_TEST(store.session(uid)->event_count == stored);
   // Whole again: the same events, nothing doubled.
   helix::test::write_file(json, document);
-  helix::SweepReport whole = helix::Sweep(store, plugins, config).run();
+  helix::SweepReport whole = home.sweep();
   BOOST_TEST(whole.sources_failed == 0);
   BOOST_TEST(store.session(uid)->event_count == stored);
   BOOST_TEST(store.session(uid)->usage.input_tokens == expected[0]);
@@ -623,20 +635,13 @@ BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps
 // gave before and says what changed: the events it repeats keep their seq (even where their
 // bytes moved), a changed message is replaced, a dropped one removed, a new one added.
 BOOST_AUTO_TEST_CASE(a_rewritten_document_keeps_the_seq_of_what_it_repeats) {
-  helix::test::TempDir dir;
-  const fs::path file = dir / "home/.gemini/tmp/p1/chats" / fs::path(kHand).filename();
+  GeminiHome home;
+  helix::Store& store = home.store;
+  const fs::path file = home.chats("p1") / fs::path(kHand).filename();
   bj::object doc = bj::parse(helix::test::read_file(helix::test::fixture(kHand))).as_object();
   helix::test::write_file(file, bj::serialize(doc));
-  ::setenv("GEMINI_CLI_HOME", (dir / "home").c_str(), 1);
-  ::setenv("CLAUDE_CONFIG_DIR", (dir / "none").c_str(), 1);
-  ::setenv("CODEX_HOME", (dir / "none").c_str(), 1);
-  ::setenv("GROK_HOME", (dir / "none").c_str(), 1);
-  helix::PluginRegistry plugins;
-  plugins.load_directory(HELIX_TEST_PLUGIN_DIR);
-  helix::Config config;
-  helix::Store store(dir / "store/helix.db");
   const std::string uid = "gemini:a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
-  BOOST_TEST_REQUIRE(helix::Sweep(store, plugins, config).run().sources_new == 1);
+  BOOST_TEST_REQUIRE(home.sweep().sources_new == 1);
   std::map<std::pair<std::string, int64_t>, int64_t> seq_before;
   std::map<std::string, int> events_of;  // by message id
   for (const auto& e : store.events(uid, false)) {
@@ -661,7 +666,7 @@ BOOST_AUTO_TEST_CASE(a_rewritten_document_keeps_the_seq_of_what_it_repeats) {
   messages.push_back(added);
   helix::test::write_file(file, bj::serialize(doc));
 
-  const helix::SweepReport rewrite = helix::Sweep(store, plugins, config).run();
+  const helix::SweepReport rewrite = home.sweep();
   BOOST_TEST(rewrite.sources_rewritten == 1);
   BOOST_TEST(rewrite.events_removed == events_of[removed]);
   BOOST_TEST(rewrite.events_replaced == events_of[edited] + events_of[grown]);
@@ -680,7 +685,7 @@ BOOST_AUTO_TEST_CASE(a_rewritten_document_keeps_the_seq_of_what_it_repeats) {
     }
   }
   // Nothing changed since: the file is not read again.
-  const helix::SweepReport again = helix::Sweep(store, plugins, config).run();
+  const helix::SweepReport again = home.sweep();
   BOOST_TEST(again.sources_unchanged == 1);
   BOOST_TEST(again.events_added + again.events_unchanged == 0);
 }

@@ -39,6 +39,27 @@ std::string_view slice(const std::string& pack, int64_t off, int64_t len) {
                                        static_cast<std::size_t>(len));
 }
 
+// The raw bytes of payload packs, each decompressed once.
+class PackCache {
+ public:
+  explicit PackCache(Database& db)
+      : select_(db.cached("SELECT data FROM payload_packs WHERE id = ?")) {}
+  const std::string& raw(int64_t pack_id) {
+    auto [it, fresh] = raw_.try_emplace(pack_id);
+    if (fresh) {
+      select_->bind(1, pack_id);
+      if (select_->step()) it->second = unpack_payload(select_->blob(0));
+      select_->reset();
+    }
+    return it->second;
+  }
+  const std::string none;
+
+ private:
+  StatementLease select_;
+  std::map<int64_t, std::string> raw_;
+};
+
 }  // namespace
 
 uint64_t event_fingerprint(const EventRecord& e, std::string_view tool, std::string_view text,
@@ -68,8 +89,7 @@ PriorEvents PriorEvents::read(Database& db, int64_t source_id) {
       COALESCE(parent_uid, ''), pack_id, COALESCE(payload_off, -1), COALESCE(payload_len, 0),
       COALESCE(text_off, -1), COALESCE(text_len, 0)
     FROM events WHERE source_id = ? AND shadowed = 0)sql");
-  auto pack = db.cached("SELECT data FROM payload_packs WHERE id = ?");
-  std::map<int64_t, std::string> packs;  // each decompressed once
+  PackCache packs(db);
   PriorEvents out;
   events->bind(1, source_id);
   while (events->step()) {
@@ -83,19 +103,7 @@ PriorEvents PriorEvents::read(Database& db, int64_t source_id) {
     e.ts_ms = events->integer(9);
     e.model = events->text(10);
     e.parent_uid = events->text(11);
-    std::string* raw = nullptr;
-    if (!events->is_null(12)) {
-      const int64_t pack_id = events->integer(12);
-      auto [it, fresh] = packs.try_emplace(pack_id);
-      if (fresh) {
-        pack->bind(1, pack_id);
-        if (pack->step()) it->second = unpack_payload(pack->blob(0));
-        pack->reset();
-      }
-      raw = &it->second;
-    }
-    const std::string none;
-    const std::string& bytes = raw ? *raw : none;
+    const std::string& bytes = events->is_null(12) ? packs.none : packs.raw(events->integer(12));
     const uint64_t fingerprint = event_fingerprint(
         e, events->text(7), slice(bytes, events->integer(15), events->integer(16)),
         slice(bytes, events->integer(13), events->integer(14)));
