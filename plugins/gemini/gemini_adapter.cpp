@@ -129,7 +129,7 @@ class LogParser {
     if (is_metadata(o)) return metadata(o, raw, offset);
     std::string summary = "unknown session log record";
     if (!o.empty() && o.begin()->key().starts_with("$"))
-      summary += " " + std::string(o.begin()->key());
+      summary.append(" ").append(o.begin()->key());  // not " " + string: GCC 12 -Wrestrict at -O3
     emit({.kind = "other", .summary = summary}, raw, offset);
     ctx_.warn(offset, "unknown_type", summary);
   }
