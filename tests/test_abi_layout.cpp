@@ -9,6 +9,7 @@
 #include "plugins/plugin_registry.hpp"
 
 #include <helix/adapter.hpp>
+#include <helix/document.hpp>
 
 #include <cstddef>
 #include <stdexcept>
@@ -414,6 +415,29 @@ BOOST_AUTO_TEST_CASE(exception_in_one_document_record_is_a_warning_and_the_rest_
   BOOST_CHECK_THROW(adapter.parse("/tmp/b.json", HELIX_LAYOUT_DOCUMENT, 0,
                                   doc.substr(0, doc.size() / 2), "", batch),
                     std::runtime_error);
+}
+
+// helix/document.hpp: each record's span, whatever its strings hold; every torn copy of the
+// document is refused (so the adapter fails the call); a missing key is no records.
+BOOST_AUTO_TEST_CASE(document_spans_are_exact_and_every_torn_copy_is_refused) {
+  const std::string doc =
+      R"({"id": "x", "messages": [{"t": "a ]}, \"quoted\" [{"}, [1, -2.5e3],  "s" , null],)"
+      R"( "after": {"messages": [9]}})";
+  const auto spans = helix::document::array_elements(doc, "messages");
+  BOOST_TEST_REQUIRE(spans.has_value());
+  std::vector<std::string> texts;
+  for (const auto& span : *spans) texts.emplace_back(span.text(doc));
+  BOOST_TEST(texts == (std::vector<std::string>{R"({"t": "a ]}, \"quoted\" [{"})", "[1, -2.5e3]",
+                                                R"("s")", "null"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(spans->front().begin == doc.find("{\"t\""));
+  for (std::size_t cut = 0; cut < doc.size(); ++cut)
+    BOOST_TEST(!helix::document::array_elements(doc.substr(0, cut), "messages").has_value(),
+               "cut at " << cut);
+  BOOST_TEST(helix::document::array_elements(doc, "absent").value().empty());
+  BOOST_TEST(helix::document::array_elements(R"([{"a": 1}, 2])").value().size() == 2u);
+  BOOST_TEST(!helix::document::array_elements(R"({"messages": [tru]})", "messages"));
+  BOOST_TEST(!helix::document::array_elements(R"({"messages": []} x)", "messages"));
 }
 
 // A record's strings are views the host copies when the emit call returns: helix::Text (what
