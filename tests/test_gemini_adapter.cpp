@@ -753,6 +753,24 @@ BOOST_AUTO_TEST_CASE(the_cli_shows_swept_gemini_sessions) {
   const auto subagent = helix("resume gemini:8ff9e7e3-2187-4c20-b371-9593f72651e5");
   BOOST_TEST(subagent.exit_code == 4);
   BOOST_TEST(subagent.err.find("subagent") != std::string::npos, subagent.err);
+
+  // The CLI rewrites a .json session with one answer changed: the sweep says so.
+  const fs::path plain =
+      dir / "cli-0.38.2/.gemini/tmp/plain/chats" / fs::path(kOldPlain).filename();
+  std::string text = helix::test::read_file(plain);
+  const std::string answer = "hello, world.";
+  BOOST_TEST_REQUIRE(text.find(answer) != std::string::npos);
+  text.replace(text.find(answer), answer.size(), "hello, world, once more.");
+  helix::test::write_file(plain, text);
+  const auto rewrite = helix("sweep");
+  BOOST_TEST(rewrite.exit_code == 0, rewrite.err);
+  BOOST_TEST(rewrite.out.find(" 1 rewritten,") != std::string::npos, rewrite.out);
+  BOOST_TEST(rewrite.out.find("documents read whole again: events unchanged ") != std::string::npos,
+             rewrite.out);
+  // Both events of the answer's message changed (they share its payload); the prompt did not.
+  BOOST_TEST(rewrite.out.find("unchanged 2, replaced 2, removed 0") != std::string::npos,
+             rewrite.out);
+  BOOST_TEST(rewrite.out.find("events added 0 ") != std::string::npos, rewrite.out);
 }
 
 // `helix-host hook gemini` with the base fields every Gemini CLI hook gets on stdin, read
