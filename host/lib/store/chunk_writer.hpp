@@ -77,6 +77,14 @@ class ChunkWriter {
   bool insert_event(EventStatements& st, std::size_t i, const std::string& uid, int64_t seq,
                     const std::string& tool, const std::string& call_id);
   void bind_pack_slice(Statement& insert, std::size_t i) const;
+  // The next seq of session `uid` in this chunk (`seqs`), read from the store the first time.
+  int64_t& next_seq_of(EventStatements& st, std::map<std::string, int64_t>& seqs,
+                       const std::string& uid);
+  // The call event e belongs to: its call_id, or the call its link event names.
+  std::string call_of(const std::string& uid, const EventRecord& e);
+  // An event of session `uid` at `ts_ms`: the session is ordered by time when it came late.
+  // `chunk_latest` is the latest time of the session in this chunk so far.
+  void note_time(const std::string& uid, int64_t ts_ms, int64_t& chunk_latest);
   // The prior event that event i repeats (nullptr: a new one), counted as unchanged or replaced.
   PriorEvents::Prior* repeated_prior(std::size_t i, const std::string& uid,
                                      const std::string& tool);
