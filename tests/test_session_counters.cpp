@@ -93,8 +93,7 @@ struct CounterFixture {
     auto evictable = [&] {
       std::vector<int64_t> bytes;
       for (const int64_t quiet : quiet_periods)
-        bytes.push_back(
-            Retention(*store, RetentionConfig{}, kNow, quiet).evictable_bytes());
+        bytes.push_back(Retention(*store, RetentionConfig{}, kNow, quiet).evictable_bytes());
       return bytes;
     };
     const auto counted = store->sessions(SessionFilter{});
