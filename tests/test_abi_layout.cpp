@@ -8,9 +8,13 @@
 #include "plugins/adapter_instance.hpp"
 #include "plugins/plugin_registry.hpp"
 
+#include <helix/adapter.hpp>
+#include <helix/document.hpp>
+
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -387,6 +391,65 @@ BOOST_AUTO_TEST_CASE(exception_in_one_line_is_a_warning_and_the_rest_goes_on) {
     }
   BOOST_TEST(warned);
 }
+
+// The same in a DOCUMENT: helix::for_each_record makes one record that throws a warning at its
+// offset, and the records after it are parsed.
+BOOST_AUTO_TEST_CASE(exception_in_one_document_record_is_a_warning_and_the_rest_goes_on) {
+  LoadedPlugin throwing("throw_parse");
+  helix::AdapterInstance adapter(*throwing.info);
+  helix::RecordBatch batch;
+  const std::string doc = R"({"records": ["user_msg hi", "boom now", "thinking on"]})";
+  adapter.parse("/tmp/b.json", HELIX_LAYOUT_DOCUMENT, 0, doc, "", batch);
+  BOOST_TEST_REQUIRE(batch.events.size() == 2u);
+  BOOST_TEST(batch.events[0].text == "hi");
+  BOOST_TEST(batch.events[1].text == "on");
+  BOOST_TEST(batch.events[1].source_offset == doc.find("\"thinking"));
+  bool warned = false;
+  for (const auto& w : batch.warnings)
+    if (w.category == "adapter_exception") {
+      warned = true;
+      BOOST_TEST(w.source_offset == doc.find("\"boom"));
+    }
+  BOOST_TEST(warned);
+  // A torn document is no record's fault: the call fails, so what was stored stays.
+  BOOST_CHECK_THROW(adapter.parse("/tmp/b.json", HELIX_LAYOUT_DOCUMENT, 0,
+                                  doc.substr(0, doc.size() / 2), "", batch),
+                    std::runtime_error);
+}
+
+// helix/document.hpp: each record's span, whatever its strings hold; every torn copy of the
+// document is refused (so the adapter fails the call); a missing key is no records.
+BOOST_AUTO_TEST_CASE(document_spans_are_exact_and_every_torn_copy_is_refused) {
+  const std::string doc =
+      R"({"id": "x", "messages": [{"t": "a ]}, \"quoted\" [{"}, [1, -2.5e3],  "s" , null],)"
+      R"( "after": {"messages": [9]}})";
+  const auto spans = helix::document::array_elements(doc, "messages");
+  BOOST_TEST_REQUIRE(spans.has_value());
+  std::vector<std::string> texts;
+  for (const auto& span : *spans) texts.emplace_back(span.text(doc));
+  BOOST_TEST(texts == (std::vector<std::string>{R"({"t": "a ]}, \"quoted\" [{"})", "[1, -2.5e3]",
+                                                R"("s")", "null"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(spans->front().begin == doc.find("{\"t\""));
+  for (std::size_t cut = 0; cut < doc.size(); ++cut)
+    BOOST_TEST(!helix::document::array_elements(doc.substr(0, cut), "messages").has_value(),
+               "cut at " << cut);
+  BOOST_TEST(helix::document::array_elements(doc, "absent").value().empty());
+  BOOST_TEST(helix::document::array_elements(R"([{"a": 1}, 2])").value().size() == 2u);
+  BOOST_TEST(!helix::document::array_elements(R"({"messages": [tru]})", "messages"));
+  BOOST_TEST(!helix::document::array_elements(R"({"messages": []} x)", "messages"));
+}
+
+// A record's strings are views the host copies when the emit call returns: helix::Text (what
+// Event, Session and Usage hold) refuses a temporary std::string at compile time, so
+// `e.summary = make_summary(line);` cannot dangle. Named strings and ctx.keep() are accepted.
+static_assert(!std::is_constructible_v<helix::Text, std::string>);
+static_assert(!std::is_constructible_v<helix::Text, const std::string>);
+static_assert(!std::is_assignable_v<helix::Text&, std::string>);
+static_assert(!std::is_assignable_v<helix::Text&, const std::string>);
+static_assert(std::is_constructible_v<helix::Text, std::string&>);
+static_assert(std::is_constructible_v<helix::Text, const std::string&>);
+static_assert(std::is_constructible_v<helix::Text, std::string_view>);
 
 // helix::ParseFailure is how a line says the whole source cannot be parsed: HELIX_ERROR with
 // its message.

@@ -565,26 +565,38 @@ BOOST_AUTO_TEST_CASE(damaged_and_unknown_records_are_reported_and_kept) {
 // ---- through the host
 // ----------------------------------------------------------------------------
 
+// A store and the loaded plugins over a temporary home where only Gemini CLI has sessions.
+struct GeminiHome {
+  helix::test::TempDir dir;
+  helix::PluginRegistry plugins;
+  helix::Config config;
+  helix::Store store{dir / "store/helix.db"};
+
+  GeminiHome() {
+    ::setenv("GEMINI_CLI_HOME", (dir / "home").c_str(), 1);
+    for (const char* other : {"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GROK_HOME"})
+      ::setenv(other, (dir / "none").c_str(), 1);
+    plugins.load_directory(HELIX_TEST_PLUGIN_DIR);
+  }
+  fs::path chats(const std::string& project) const {
+    return dir / "home/.gemini/tmp" / project / "chats";
+  }
+  helix::SweepReport sweep() { return helix::Sweep(store, plugins, config).run(); }
+};
+
 // A .json session migrated to .jsonl by a later CLI: one session, every message once, tokens once.
 BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps_it) {
-  helix::test::TempDir dir;
-  const fs::path chats = dir / "home/.gemini/tmp/migrate/chats";
+  GeminiHome home;
+  helix::Store& store = home.store;
+  const fs::path chats = home.chats("migrate");
   const fs::path json = chats / fs::path(kMigratedJson).filename();
   const std::string document = helix::test::read_file(helix::test::fixture(kMigratedJson));
   helix::test::write_file(json, document);
   helix::test::write_file(chats / fs::path(kMigratedLog).filename(),
                           helix::test::read_file(helix::test::fixture(kMigratedLog)));
-  ::setenv("GEMINI_CLI_HOME", (dir / "home").c_str(), 1);
-  ::setenv("CLAUDE_CONFIG_DIR", (dir / "none").c_str(), 1);
-  ::setenv("CODEX_HOME", (dir / "none").c_str(), 1);
-  ::setenv("GROK_HOME", (dir / "none").c_str(), 1);
-  helix::PluginRegistry plugins;
-  plugins.load_directory(HELIX_TEST_PLUGIN_DIR);
-  helix::Config config;
-  helix::Store store(dir / "store/helix.db");
   const std::string uid = "gemini:afe47e59-1861-4a18-9bc5-d33139aa79ef";
 
-  helix::SweepReport first = helix::Sweep(store, plugins, config).run();
+  helix::SweepReport first = home.sweep();
   BOOST_TEST(first.sources_new == 2);
   BOOST_TEST(first.copies_skipped == 5);  // user, thought, call, result, answer of the .json
   const auto events = store.events(uid, false);
@@ -605,7 +617,7 @@ BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps
 
   // The CLI caught rewriting the document: the sweep fails that source and keeps its events.
   helix::test::write_file(json, document.substr(0, document.size() / 2));
-  helix::SweepReport torn = helix::Sweep(store, plugins, config).run();
+  helix::SweepReport torn = home.sweep();
   BOOST_TEST(torn.sources_failed == 1);
   BOOST_TEST_REQUIRE(torn.problems.size() == 1u);
   BOOST_TEST(torn.problems.front().find("not complete JSON") != std::string::npos,
@@ -613,10 +625,69 @@ BOOST_AUTO_TEST_CASE(a_migrated_session_is_stored_once_and_a_torn_document_keeps
   BOOST_TEST(store.session(uid)->event_count == stored);
   // Whole again: the same events, nothing doubled.
   helix::test::write_file(json, document);
-  helix::SweepReport whole = helix::Sweep(store, plugins, config).run();
+  helix::SweepReport whole = home.sweep();
   BOOST_TEST(whole.sources_failed == 0);
   BOOST_TEST(store.session(uid)->event_count == stored);
   BOOST_TEST(store.session(uid)->usage.input_tokens == expected[0]);
+}
+
+// The CLI rewrites a .json session whole on every change. The sweep replaces what the document
+// gave before and says what changed: the events it repeats keep their seq (even where their
+// bytes moved), a changed message is replaced, a dropped one removed, a new one added.
+BOOST_AUTO_TEST_CASE(a_rewritten_document_keeps_the_seq_of_what_it_repeats) {
+  GeminiHome home;
+  helix::Store& store = home.store;
+  const fs::path file = home.chats("p1") / fs::path(kHand).filename();
+  bj::object doc = bj::parse(helix::test::read_file(helix::test::fixture(kHand))).as_object();
+  helix::test::write_file(file, bj::serialize(doc));
+  const std::string uid = "gemini:a1b2c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d";
+  BOOST_TEST_REQUIRE(home.sweep().sources_new == 1);
+  std::map<std::pair<std::string, int64_t>, int64_t> seq_before;
+  std::map<std::string, int> events_of;  // by message id
+  for (const auto& e : store.events(uid, false)) {
+    seq_before[{e.uid, e.ordinal}] = e.seq;
+    ++events_of[e.uid];
+  }
+
+  // The info notice goes, the second prompt is edited, a new prompt comes, and the first
+  // prompt grows, so every later message sits at another offset.
+  bj::array& messages = doc.at("messages").as_array();
+  const std::string removed(messages[3].at("id").as_string());
+  const std::string edited(messages[5].at("id").as_string());
+  messages[5].at("content").as_array()[0].as_object()["text"] = "Now add a /ready endpoint too.";
+  messages[0].at("content").as_array()[0].as_object()["text"] =
+      "Add a /health endpoint in src/health.js, then run the tests. Keep it small.";
+  const std::string grown(messages[0].at("id").as_string());
+  bj::object added = messages[5].as_object();
+  added["id"] = "72d08599-a3b4-45c6-9162-8d9eafb0c1d2";
+  added["timestamp"] = "2026-03-02T10:18:00.000Z";
+  added.at("content").as_array()[0].as_object()["text"] = "Thanks, that is all.";
+  messages.erase(messages.begin() + 3);
+  messages.push_back(added);
+  helix::test::write_file(file, bj::serialize(doc));
+
+  const helix::SweepReport rewrite = home.sweep();
+  BOOST_TEST(rewrite.sources_rewritten == 1);
+  BOOST_TEST(rewrite.events_removed == events_of[removed]);
+  BOOST_TEST(rewrite.events_replaced == events_of[edited] + events_of[grown]);
+  BOOST_TEST(rewrite.events_added == 1);
+  BOOST_TEST(rewrite.events_unchanged == static_cast<int64_t>(seq_before.size()) -
+                                             events_of[removed] - events_of[edited] -
+                                             events_of[grown]);
+  const int64_t next = static_cast<int64_t>(seq_before.size());
+  for (const auto& e : store.events(uid, false)) {
+    BOOST_TEST_CONTEXT(e.uid << " " << e.ordinal) {
+      BOOST_TEST(e.uid != removed);
+      if (e.uid == "72d08599-a3b4-45c6-9162-8d9eafb0c1d2")
+        BOOST_TEST(e.seq == next);  // the next number: nothing before it moved
+      else
+        BOOST_TEST(e.seq == (seq_before[{e.uid, e.ordinal}]));
+    }
+  }
+  // Nothing changed since: the file is not read again.
+  const helix::SweepReport again = home.sweep();
+  BOOST_TEST(again.sources_unchanged == 1);
+  BOOST_TEST(again.events_added + again.events_unchanged == 0);
 }
 
 // helix-host as a user runs it, over a home holding both CLIs' files.
@@ -665,4 +736,78 @@ BOOST_AUTO_TEST_CASE(the_cli_shows_swept_gemini_sessions) {
              std::string::npos);
   BOOST_TEST(exported.out.find("The README says \"Helo wrold\"; I will fix the typo.") !=
              std::string::npos);
+
+  const auto digest = helix("digest " + tools + " --json");
+  BOOST_TEST_REQUIRE(digest.exit_code == 0, digest.err);
+  BOOST_TEST(digest.out.find("\"outcome\"") != std::string::npos, digest.out);
+
+  // resume: the command the plugin declares (helix.resume/1), run in the session's directory.
+  const fs::path cwd = "/tmp/gemgen.dD5yaF/projects/tools";
+  const bool made = fs::create_directories(cwd);
+  const auto resume = helix("resume " + tools);
+  if (made) fs::remove_all("/tmp/gemgen.dD5yaF");
+  BOOST_TEST(resume.exit_code == 0, resume.err);
+  BOOST_TEST(resume.out ==
+             "cd " + cwd.string() + " && gemini --resume eabd608e-fba8-4ae9-8ed5-af274aefbdb8\n");
+  // A subagent's conversation has no session of its own to resume.
+  const auto subagent = helix("resume gemini:8ff9e7e3-2187-4c20-b371-9593f72651e5");
+  BOOST_TEST(subagent.exit_code == 4);
+  BOOST_TEST(subagent.err.find("subagent") != std::string::npos, subagent.err);
+
+  // The CLI rewrites a .json session with one answer changed: the sweep says so.
+  const fs::path plain =
+      dir / "cli-0.38.2/.gemini/tmp/plain/chats" / fs::path(kOldPlain).filename();
+  std::string text = helix::test::read_file(plain);
+  const std::string answer = "hello, world.";
+  BOOST_TEST_REQUIRE(text.find(answer) != std::string::npos);
+  text.replace(text.find(answer), answer.size(), "hello, world, once more.");
+  helix::test::write_file(plain, text);
+  const auto rewrite = helix("sweep");
+  BOOST_TEST(rewrite.exit_code == 0, rewrite.err);
+  BOOST_TEST(rewrite.out.find(" 1 rewritten,") != std::string::npos, rewrite.out);
+  BOOST_TEST(rewrite.out.find("documents read whole again: events unchanged ") != std::string::npos,
+             rewrite.out);
+  // Both events of the answer's message changed (they share its payload); the prompt did not.
+  BOOST_TEST(rewrite.out.find("unchanged 2, replaced 2, removed 0") != std::string::npos,
+             rewrite.out);
+  BOOST_TEST(rewrite.out.find("events added 0 ") != std::string::npos, rewrite.out);
+}
+
+// `helix-host hook gemini` with the base fields every Gemini CLI hook gets on stdin, read
+// through the plugin's helix.hook/1: the session id alone finds its file (whose name holds only
+// the id's first 8 characters) and its subagent's directory; no other session is read.
+BOOST_AUTO_TEST_CASE(the_hook_ingests_the_session_it_names) {
+  helix::test::TempDir dir;
+  fs::copy(helix::test::fixture("gemini/cli-0.61.0/home"), dir / "home",
+           fs::copy_options::recursive);
+  const std::string env = fmt::format(
+      "GEMINI_CLI_HOME={0}/home CLAUDE_CONFIG_DIR={0}/none CODEX_HOME={0}/none GROK_HOME={0}/none "
+      "XDG_CONFIG_HOME={0}/xdg XDG_STATE_HOME={0}/state TZ=UTC ",
+      dir.path().string());
+  auto helix = [&](const std::string& args) {
+    return helix::test::run_helix(env, dir / "store", args, dir / "stderr.txt");
+  };
+  const std::string event =
+      R"('{"session_id":"60d0ead1-c7a7-4c1c-a72e-bf9a554517bc","cwd":"/tmp",)"
+      R"("hook_event_name":"SessionEnd","timestamp":"2026-11-25T08:59:00Z"}')";
+  const auto hook = helix("hook gemini --foreground " + event);
+  BOOST_TEST_REQUIRE(hook.exit_code == 0, hook.err);
+  const auto sessions = helix("sessions --json");
+  BOOST_TEST_REQUIRE(sessions.exit_code == 0, sessions.err);
+  std::set<std::string> uids;
+  const bj::value listed = bj::parse(sessions.out);
+  for (const auto& s : listed.as_array()) uids.insert(std::string(s.at("session_uid").as_string()));
+  BOOST_TEST(uids == (std::set<std::string>{"gemini:60d0ead1-c7a7-4c1c-a72e-bf9a554517bc",
+                                            "gemini:8ff9e7e3-2187-4c20-b371-9593f72651e5"}),
+             boost::test_tools::per_element());
+
+  // transcript_path names the file itself when the id is found in no file name.
+  const std::string by_path = fmt::format(
+      R"('{{"session_id":"00000000-0000-0000-0000-000000000000","transcript_path":"{}",)"
+      R"("hook_event_name":"AfterAgent"}}')",
+      (dir / "home" / kTools.substr(std::string("gemini/cli-0.61.0/home/").size())).string());
+  const auto second = helix("hook gemini --foreground " + by_path);
+  BOOST_TEST_REQUIRE(second.exit_code == 0, second.err);
+  const auto after = helix("sessions --json");
+  BOOST_TEST(bj::parse(after.out).as_array().size() == 3u, after.out);
 }

@@ -1,6 +1,6 @@
 // helix-host resume: the agent's own resume command as its adapter plugin declares it
-// (helix.resume/1: claude --resume, codex resume, grok -r; see docs/operations.md for where
-// each comes from), run in the session's directory, and a plain refusal (exit 4) when the
+// (helix.resume/1: claude --resume, codex resume, grok -r, gemini --resume; see docs/operations.md
+// for where each comes from), run in the session's directory, and a plain refusal (exit 4) when the
 // agent could not resume the session.
 #define BOOST_TEST_MODULE resume
 #include <boost/test/unit_test.hpp>
@@ -54,6 +54,9 @@ BOOST_AUTO_TEST_CASE(each_flavor_resumes_with_its_own_command) {
   BOOST_TEST(codex.argv == (std::vector<std::string>{"codex", "resume", "01a2029b"}));
   auto grok = plan_resume(session("grok", "01a2029c"), "grok", true, true);
   BOOST_TEST(grok.argv == (std::vector<std::string>{"grok", "-r", "01a2029c"}));
+  // Gemini CLI, an out-of-tree plugin, declares its command the same way.
+  auto gemini = plan_resume(session("gemini", "eabd608e"), "gemini", true, true);
+  BOOST_TEST(gemini.shell_line() == "cd '/work/my repo' && gemini --resume eabd608e");
   BOOST_TEST(helix::shell_quote("it's") == "'it'\\''s'");
   BOOST_TEST(helix::shell_quote("/plain/path-1.2") == "/plain/path-1.2");
 }

@@ -36,6 +36,24 @@ const helix_source_pattern kPatterns[] = {
     {".gemini/tmp/*/chats/*/*.json", HELIX_LAYOUT_DOCUMENT},
     {nullptr, 0}};
 
+// `gemini --resume <session uuid>` (docs/cli/session-management.md of google-gemini/gemini-cli)
+// looks the id up among the sessions of the project it runs in, so it runs in the session's cwd;
+// a subagent's conversation has no session of its own to resume.
+const char* const kResumeArgv[] = {"gemini", "--resume", "{session_id}", nullptr};
+constexpr helix_resume_ext kResume = helix::resume_command(
+    "Gemini CLI", kResumeArgv, HELIX_RESUME_IN_CWD | HELIX_RESUME_NOT_SUBAGENTS);
+
+// Every Gemini CLI hook (SessionStart, AfterAgent, SessionEnd, ...) gets these base fields on
+// stdin (docs/hooks/reference.md). Session file names carry only the id's first 8 characters
+// (session-<date>-<id8>.jsonl); a subagent's files sit in a directory named by the full id.
+const char* const kHookSessionKeys[] = {"session_id", nullptr};
+const char* const kHookTranscriptKeys[] = {"transcript_path", nullptr};
+const char* const kHookEventKeys[] = {"hook_event_name", nullptr};
+constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSessionKeys,
+                                                     .transcript_keys = kHookTranscriptKeys,
+                                                     .event_name_keys = kHookEventKeys,
+                                                     .id_chars_in_file_names = 8});
+
 // Where a session file sits: its session id as far as the name tells (main sessions keep only
 // the first 8 characters) and, for a subagent, its parent session's id.
 struct SourcePath {
@@ -111,7 +129,7 @@ class LogParser {
     if (is_metadata(o)) return metadata(o, raw, offset);
     std::string summary = "unknown session log record";
     if (!o.empty() && o.begin()->key().starts_with("$"))
-      summary += " " + std::string(o.begin()->key());
+      summary.append(" ").append(o.begin()->key());  // not " " + string: GCC 12 -Wrestrict at -O3
     emit({.kind = "other", .summary = summary}, raw, offset);
     ctx_.warn(offset, "unknown_type", summary);
   }
@@ -289,6 +307,8 @@ class GeminiAdapter final : public helix::Adapter {
 }  // namespace
 }  // namespace gemini
 
-HELIX_ADAPTER_PLUGIN(gemini::GeminiAdapter, "gemini", "0.1.0",
-                     "Google Gemini CLI sessions (~/.gemini/tmp/*/chats, .jsonl and .json eras)",
-                     "gemini", "GEMINI_CLI_HOME", gemini::kRoots, gemini::kPatterns)
+HELIX_ADAPTER(
+    gemini::GeminiAdapter, .name = "gemini", .version = "0.1.0",
+    .description = "Google Gemini CLI sessions (~/.gemini/tmp/*/chats, .jsonl and .json eras)",
+    .flavor = "gemini", .root_env = "GEMINI_CLI_HOME", .roots = gemini::kRoots,
+    .patterns = gemini::kPatterns, .resume = &gemini::kResume, .hook = &gemini::kHook)

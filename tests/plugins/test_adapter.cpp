@@ -6,7 +6,8 @@
 //                                  host) would; the descriptor is then written out by hand
 //   TEST_THROW_IN_PARSE            parse_line() throws std::runtime_error for a line starting
 //                                  "boom" and helix::ParseFailure for one starting "fail";
-//                                  probe() throws for a path ending ".boom"
+//                                  probe() throws for a path ending ".boom"; a DOCUMENT
+//                                  {"records": ["<line>", ...]} is parsed record by record
 //   TEST_THROW_IN_CONSTRUCTOR      the constructor throws std::runtime_error
 //   TEST_CREDENTIAL_PATTERNS       its source patterns also name credential files (auth.json,
 //                                  .credentials.json, keys, tokens), which the host must refuse
@@ -15,6 +16,7 @@
 // that each one crosses the ABI intact: per call one session, a warning echoing the incoming
 // state and a saved state; per line "<kind> <text>" one event and one usage record.
 #include <helix/adapter.hpp>
+#include <helix/document.hpp>
 
 #include <stdexcept>
 #include <string>
@@ -51,6 +53,17 @@ class TestAdapter final : public helix::Adapter {
     ctx.save_state("next=" + std::to_string(ctx.base_offset() + ctx.data().size()));
   }
 
+#ifdef TEST_THROW_IN_PARSE
+  // Each record is a JSON string holding one line (no escapes): one that throws is a warning.
+  void parse_document(helix::ParseContext& ctx, std::string_view doc) override {
+    const auto records = helix::document::array_elements(doc, "records");
+    if (!records) throw helix::ParseFailure("test plugin: the document is not whole");
+    helix::for_each_record(ctx, doc, *records, [&](std::string_view record, uint64_t offset) {
+      parse_line(ctx, record.substr(1, record.size() - 2), offset);
+    });
+  }
+#endif
+
   void parse_line(helix::ParseContext& ctx, std::string_view line, uint64_t offset) override {
 #ifdef TEST_THROW_IN_PARSE
     if (line.starts_with("boom"))
@@ -71,7 +84,7 @@ class TestAdapter final : public helix::Adapter {
                .uid = uid,
                .parent_uid = "uid-parent",
                .call_id = "call-1",
-               .summary = "summary line",
+               .summary = ctx.keep(std::string("summary") + " line"),  // held until parse ends
                .text = line.substr(space + 1),
                .payload = line,
                .model = "m-event"});

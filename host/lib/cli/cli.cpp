@@ -124,6 +124,11 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
         "  sessions touched {}, events added {} ({} copies skipped), usage "
         "records {}\n",
         r.sessions_touched.size(), r.events_added, r.copies_skipped, r.usage_records);
+    if (r.events_unchanged + r.events_replaced + r.events_removed > 0)
+      std::cout << fmt::format(
+          "  documents read whole again: events unchanged {}, replaced {}, removed {} "
+          "(new ones are in events added; kept events keep their seq)\n",
+          r.events_unchanged, r.events_replaced, r.events_removed);
     std::cout << fmt::format("  read {} in {:.2f} s into {}\n", human_bytes(r.bytes_read),
                              r.seconds, db_file.string());
     if (r.sources_quarantined + r.sources_still_quarantined + r.sources_orphaned +

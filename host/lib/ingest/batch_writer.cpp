@@ -102,6 +102,9 @@ void BatchWriter::commit(SourceCursor& cursor, const RecordBatch& batch, bool ne
                          int64_t input_bytes, SweepReport& report) {
   CommitStats stats = store_.commit_chunk(cursor, batch, new_generation, input_bytes);
   report.events_added += stats.events_added;
+  report.events_unchanged += stats.events_unchanged;
+  report.events_replaced += stats.events_replaced;
+  report.events_removed += stats.events_removed;
   report.copies_skipped += stats.events_skipped_as_copies;
   report.usage_records += stats.usage_records;
   report.uncommitted_events += stats.events_added;

@@ -14,6 +14,9 @@ struct SweepReport {
   int64_t sources_seen = 0, sources_new = 0, sources_changed = 0, sources_unchanged = 0,
           sources_rewritten = 0, sources_unclaimed = 0, sources_missing = 0, sources_failed = 0;
   int64_t events_added = 0, copies_skipped = 0, usage_records = 0, bytes_read = 0;
+  // Documents parsed whole again: the events they had before, as they were or changed (both
+  // keep their seq), and those they no longer have. New ones are in events_added.
+  int64_t events_unchanged = 0, events_replaced = 0, events_removed = 0;
   int64_t bad_records = 0;  // damaged input skipped or repaired (each one is also a warning)
   // A plugin crashed, hung or outgrew its memory on these sources (this sweep), or had before
   // and nothing has changed since: left unread, named in `problems`.

@@ -53,13 +53,14 @@ void touch(SessionRecord& s, int64_t ts) {
 }  // namespace
 
 ChunkWriter::ChunkWriter(Database& db, const SourceCursor& cursor, const RecordBatch& batch,
-                         std::vector<PendingSearch>& search)
+                         std::vector<PendingSearch>& search, PriorEvents* prior)
     : db_(db),
       cursor_(cursor),
       batch_(batch),
       search_(search),
       prefix_(cursor.flavor + ":"),
-      now_(now_ms()) {}
+      now_(now_ms()),
+      prior_(prior) {}
 
 void ChunkWriter::write_sessions() {
   for (const auto& s : batch_.sessions) {
@@ -292,19 +293,11 @@ void ChunkWriter::write_events() {
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
     const std::string uid = prefix_ + e.session_id;
-    auto [seq_it, fresh] = seqs.try_emplace(uid, 0);
-    if (fresh) {
-      st.next_seq->bind(1, uid);
-      st.next_seq->step();
-      seq_it->second = st.next_seq->integer(0);
-      st.next_seq->reset();
-    }
-    const int64_t seq = seq_it->second;
-    // A subagent's event may name the link to its launching call instead of the call.
-    std::string call_id = e.call_id;
-    if (!call_id.empty() && !is_call_or_result(e.kind))
-      if (std::string linked = linked_call(uid, call_id); !linked.empty()) call_id = linked;
+    int64_t& next_seq = next_seq_of(st, seqs, uid);
+    const std::string call_id = call_of(uid, e);
     const std::string tool = tool_of(st, uid, e, call_id);
+    const PriorEvents::Prior* prior = repeated_prior(i, uid, tool);
+    const int64_t seq = prior ? prior->seq : next_seq;
     if (!insert_event(st, i, uid, seq, tool, call_id)) continue;
     counts_[uid].add_event(e.kind, (e.flags & HELIX_EVENT_SIDECHAIN) != 0, shadow_[i], e.summary,
                            e.uid);
@@ -314,20 +307,83 @@ void ChunkWriter::write_events() {
     if (e.kind == "lifecycle" && !e.uid.empty() && !call_id.empty())
       resolve_link(uid, e.uid, call_id, seq);
     if (!e.uid.empty()) demote_fork_copies(uid, e.uid, e.ordinal);
-    // Stamped before what the session held, or further back than a burst of its own file:
-    // order_events_by_time may place it elsewhere.
-    int64_t& latest = chunk_latest[uid];
-    if (auto before = ended_before_.find(uid);
-        (before != ended_before_.end() && e.ts_ms > 0 && e.ts_ms < before->second) ||
-        (e.ts_ms > 0 && e.ts_ms < latest - kBurstMs))
-      to_order_.insert(uid);
-    latest = std::max(latest, e.ts_ms);
-    ++seq_it->second;
+    note_time(uid, e.ts_ms, chunk_latest[uid]);
+    if (prior) continue;
+    ++next_seq;
     ++stats_.events_added;
+    // A new event of a replaced document may sit between kept ones: its place comes from the
+    // session's order, not from its number.
+    if (prior_) to_order_.insert(uid);
   }
   auto set_seq = db_.cached("UPDATE sessions SET next_seq = ?, ingested_at_ms = ? WHERE uid = ?");
   for (const auto& [uid, seq] : seqs) set_seq->bind(1, seq).bind(2, now_).bind(3, uid).run();
   count_chunk_rows(db_, counts_, cursor_.id);
+  if (prior_) finish_replacement();
+}
+
+int64_t& ChunkWriter::next_seq_of(EventStatements& st, std::map<std::string, int64_t>& seqs,
+                                  const std::string& uid) {
+  auto [it, fresh] = seqs.try_emplace(uid, 0);
+  if (fresh) {
+    st.next_seq->bind(1, uid);
+    st.next_seq->step();
+    it->second = st.next_seq->integer(0);
+    st.next_seq->reset();
+  }
+  return it->second;
+}
+
+// A subagent's event may name the link to its launching call instead of the call.
+std::string ChunkWriter::call_of(const std::string& uid, const EventRecord& e) {
+  if (!e.call_id.empty() && !is_call_or_result(e.kind))
+    if (std::string linked = linked_call(uid, e.call_id); !linked.empty()) return linked;
+  return e.call_id;
+}
+
+// Stamped before what the session held, or further back than a burst of its own file:
+// order_events_by_time may place it elsewhere.
+void ChunkWriter::note_time(const std::string& uid, int64_t ts_ms, int64_t& chunk_latest) {
+  if (auto before = ended_before_.find(uid);
+      (before != ended_before_.end() && ts_ms > 0 && ts_ms < before->second) ||
+      (ts_ms > 0 && ts_ms < chunk_latest - kBurstMs))
+    to_order_.insert(uid);
+  chunk_latest = std::max(chunk_latest, ts_ms);
+}
+
+PriorEvents::Prior* ChunkWriter::repeated_prior(std::size_t i, const std::string& uid,
+                                                const std::string& tool) {
+  if (!prior_) return nullptr;
+  const auto& e = batch_.events[i];
+  PriorEvents::Prior* prior = prior_->claim(PriorEvents::key_of(uid, e));
+  if (!prior || shadow_[i]) return nullptr;  // a copy takes no seq
+  const auto unpacked = unpacked_.try_emplace(e.session_id);
+  std::string& raw = unpacked.first->second;
+  if (unpacked.second)
+    if (auto pack = packs_->by_session.find(e.session_id); pack != packs_->by_session.end())
+      raw = unpack_payload(pack->second.frame);
+  const PackSlice& at = packs_->slices[i];
+  auto part = [&raw](int64_t off, int64_t len) {
+    return off < 0 ? std::string_view()
+                   : std::string_view(raw).substr(static_cast<std::size_t>(off),
+                                                  static_cast<std::size_t>(len));
+  };
+  if (event_fingerprint(e, tool, part(at.text_off, at.text_len),
+                        part(at.payload_off, at.payload_len)) == prior->fingerprint) {
+    ++stats_.events_unchanged;
+  } else {
+    ++stats_.events_replaced;
+    rewritten_.insert(uid);
+  }
+  return prior;
+}
+
+void ChunkWriter::finish_replacement() {
+  for (const auto& [uid, n] : prior_->unclaimed()) {
+    stats_.events_removed += n;
+    rewritten_.insert(uid);
+  }
+  auto forget = db_.cached("UPDATE digests SET covered_seq = NULL WHERE session_uid = ?");
+  for (const auto& uid : rewritten_) forget->bind(1, uid).run();
 }
 
 // A result names no tool: it inherits the tool of its call (a subagent's event carrying its

@@ -9,6 +9,7 @@
 #include "model/source_cursor.hpp"
 #include "store/database.hpp"
 #include "store/pending_search.hpp"
+#include "store/prior_events.hpp"
 #include "store/session_counters.hpp"
 #include "store/store.hpp"
 
@@ -24,8 +25,9 @@ namespace helix {
 class ChunkWriter {
  public:
   // `cursor` must be stored already (it has its id); new search entries go to `search`.
+  // `prior`: the events of the document this chunk replaces whole (nullptr: not a replacement).
   ChunkWriter(Database& db, const SourceCursor& cursor, const RecordBatch& batch,
-              std::vector<PendingSearch>& search);
+              std::vector<PendingSearch>& search, PriorEvents* prior = nullptr);
 
   // Merges what the chunk says of each session in memory, then one upsert per session.
   void write_sessions();
@@ -35,7 +37,8 @@ class ChunkWriter {
   // The chunk's payload packs, compressed by the reading thread or here with `compressor`.
   void write_packs(PackCompressor* compressor);
   // Events in emission order: per-session seq, parent_seq from native parent ids, a result
-  // inherits its call's tool, two events at one position keep the first (and warn).
+  // inherits its call's tool, two events at one position keep the first (and warn). An event
+  // a replaced document had before keeps its seq.
   void write_events();
   // One row per model call; a repeated key keeps the record with the largest total.
   void write_usage();
@@ -74,6 +77,20 @@ class ChunkWriter {
   bool insert_event(EventStatements& st, std::size_t i, const std::string& uid, int64_t seq,
                     const std::string& tool, const std::string& call_id);
   void bind_pack_slice(Statement& insert, std::size_t i) const;
+  // The next seq of session `uid` in this chunk (`seqs`), read from the store the first time.
+  int64_t& next_seq_of(EventStatements& st, std::map<std::string, int64_t>& seqs,
+                       const std::string& uid);
+  // The call event e belongs to: its call_id, or the call its link event names.
+  std::string call_of(const std::string& uid, const EventRecord& e);
+  // An event of session `uid` at `ts_ms`: the session is ordered by time when it came late.
+  // `chunk_latest` is the latest time of the session in this chunk so far.
+  void note_time(const std::string& uid, int64_t ts_ms, int64_t& chunk_latest);
+  // The prior event that event i repeats (nullptr: a new one), counted as unchanged or replaced.
+  PriorEvents::Prior* repeated_prior(std::size_t i, const std::string& uid,
+                                     const std::string& tool);
+  // After a replacement: counts what went, and digests of sessions whose earlier events changed
+  // or went are not resumed from their saved states.
+  void finish_replacement();
 
   Database& db_;
   const SourceCursor& cursor_;
@@ -92,6 +109,9 @@ class ChunkWriter {
   std::map<std::string, std::vector<std::string>> forks_;  // fork uids, by origin uid
   std::map<std::string, int64_t> ended_before_;            // by uid, before this chunk
   std::set<std::string> to_order_, forks_changed_;         // by uid
+  PriorEvents* prior_;
+  std::map<std::string, std::string> unpacked_;  // this chunk's packs decompressed, by native id
+  std::set<std::string> rewritten_;              // sessions with events replaced or removed
 };
 
 }  // namespace helix

@@ -6,16 +6,19 @@
 #include "base/private_files.hpp"
 #include "store/chunk_writer.hpp"
 #include "store/event_order.hpp"
+#include "store/prior_events.hpp"
 #include "store/schema.hpp"
 #include "store/search_index.hpp"
 #include "store/session_counters.hpp"
 
 #include <fmt/format.h>
+#include <helix/helix_plugin.h>
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -232,15 +235,27 @@ void Store::order_pending_sessions() {
   for (const auto& session : pending_order_) order_events_by_time(db_, session);
 }
 
-void Store::delete_source_rows(int64_t source_id) {
-  // Remember which primaries go, so that a shadow copy held by another file takes their place.
+// The events of `batch` with a uid, by (session uid, uid, ordinal).
+Store::Keys Store::repeated_events(const SourceCursor& cursor, const RecordBatch& batch) {
+  Keys keys;
+  for (const auto& e : batch.events)
+    if (!e.uid.empty())
+      keys.emplace(cursor.flavor + ":" + e.session_id, e.uid, static_cast<int64_t>(e.ordinal));
+  return keys;
+}
+
+void Store::delete_source_rows(int64_t source_id, const Keys& coming_back) {
+  // Remember which primaries go, so that a shadow copy held by another file takes their place,
+  // unless the chunk that replaces them has them again.
   std::vector<std::tuple<std::string, std::string, int64_t>> lost;
   auto primaries = db_.cached(
       "SELECT session_uid, uid, ordinal FROM events WHERE source_id = ? AND uid IS NOT NULL "
       "AND shadowed = 0");
   primaries->bind(1, source_id);
-  while (primaries->step())
-    lost.emplace_back(primaries->text(0), primaries->text(1), primaries->integer(2));
+  while (primaries->step()) {
+    auto key = std::make_tuple(primaries->text(0), primaries->text(1), primaries->integer(2));
+    if (!coming_back.count(key)) lost.push_back(std::move(key));
+  }
   std::set<std::string> usage_sessions;  // their usage sums are recomputed without these rows
   auto with_usage = db_.cached("SELECT DISTINCT session_uid FROM usage WHERE source_id = ?");
   with_usage->bind(1, source_id);
@@ -405,9 +420,14 @@ void Store::end_batch() {
 CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
                                bool new_generation) {
   if (cursor.id == 0) save_source(cursor);  // a new source: its id keys every row below
-  if (new_generation) delete_source_rows(cursor.id);
+  // A document parsed whole again keeps the seq of every event it repeats (ChunkWriter).
+  std::optional<PriorEvents> prior;
+  if (new_generation && cursor.layout == HELIX_LAYOUT_DOCUMENT)
+    prior = PriorEvents::read(db_, cursor.id);
+  if (new_generation)
+    delete_source_rows(cursor.id, prior ? repeated_events(cursor, batch) : Keys{});
   if (!batch.packs && !compressor_) compressor_ = std::make_unique<PackCompressor>();
-  ChunkWriter chunk(db_, cursor, batch, pending_search_);
+  ChunkWriter chunk(db_, cursor, batch, pending_search_, prior ? &*prior : nullptr);
   chunk.write_sessions();
   chunk.mark_copies();
   chunk.write_packs(compressor_.get());

@@ -50,6 +50,10 @@ class BatchLost : public std::runtime_error {
 // What one committed chunk added.
 struct CommitStats {
   int64_t events_added = 0, events_skipped_as_copies = 0, usage_records = 0;
+  // A document parsed whole again: its events that were there before, as they were (their seq
+  // kept) or changed (seq kept too), and those it no longer has. events_added counts only new
+  // ones.
+  int64_t events_unchanged = 0, events_replaced = 0, events_removed = 0;
 };
 
 class Store {
@@ -130,7 +134,12 @@ class Store {
   // From a catch block: rethrows, as BatchLost when SQLite undid the open batch with the write.
   [[noreturn]] void rethrow_failed_write(const std::exception& e);
   void index_pending_search();
-  void delete_source_rows(int64_t source_id);
+  // (session uid, uid, ordinal) of events.
+  using Keys = std::set<std::tuple<std::string, std::string, int64_t>>;
+  static Keys repeated_events(const SourceCursor& cursor, const RecordBatch& batch);
+  // A new generation's start: the source's rows go; their copies elsewhere take the place of
+  // those not `coming_back` in the new rows.
+  void delete_source_rows(int64_t source_id, const Keys& coming_back);
   void promote_shadows(const std::vector<std::tuple<std::string, std::string, int64_t>>& lost);
   void query_sessions(const SessionFilter& filter, const std::string& uid,
                       const std::function<void(const SessionRow&)>& visit);

@@ -37,6 +37,7 @@ class Text : public std::string_view {
   constexpr Text(std::string_view s) noexcept : std::string_view(s) {}
   Text(const std::string& s) noexcept : std::string_view(s) {}
   Text(std::string&&) = delete;  // a temporary would dangle: name it, or use ctx.keep()
+  Text(const std::string&&) = delete;
 };
 
 // The event kinds of the normalized schema (HELIX_EVENT_KINDS of helix_plugin.h).
@@ -235,6 +236,39 @@ class RecordEmitter {
   uint32_t emitted_ = 0;
 };
 
+namespace detail {
+
+// Runs one record's parse: an exception becomes an `adapter_exception` warning at `offset`;
+// ParseFailure and std::bad_alloc fail the whole call.
+template <class Parse>
+void isolate_record(const ParseContext& ctx, uint64_t offset, Parse&& parse) {
+  try {
+    parse();
+  } catch (const ParseFailure&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;  // not a bad record: the plugin ran out of memory, which fails the call
+  } catch (const std::exception& e) {
+    ctx.warn(offset, "adapter_exception", e.what());
+  } catch (...) {
+    ctx.warn(offset, "adapter_exception", "the adapter threw a non-standard exception");
+  }
+}
+
+}  // namespace detail
+
+// Calls `on_record(record, offset)` for each record span of a DOCUMENT (for instance
+// helix::document::array_elements: anything with `.begin` and `.text(doc)`), with the same
+// isolation as for_each_line: one record that throws is a warning and the next goes on.
+template <class Spans, class OnRecord>
+void for_each_record(const ParseContext& ctx, std::string_view doc, const Spans& spans,
+                     OnRecord&& on_record) {
+  for (const auto& span : spans) {
+    const uint64_t offset = ctx.base_offset() + span.begin;
+    detail::isolate_record(ctx, offset, [&] { on_record(span.text(doc), offset); });
+  }
+}
+
 // Calls `on_line(line, offset)` for each non-empty line of a LINES chunk (without '\n' or a
 // trailing '\r'). An exception from one line becomes an `adapter_exception` warning at its
 // offset and the next line goes on; only ParseFailure (and std::bad_alloc) fails the whole call.
@@ -251,17 +285,7 @@ void for_each_line(const ParseContext& ctx, OnLine&& on_line) {
     const uint64_t offset = ctx.base_offset() + pos;
     pos = end + 1;
     if (line.empty()) continue;
-    try {
-      on_line(line, offset);
-    } catch (const ParseFailure&) {
-      throw;
-    } catch (const std::bad_alloc&) {
-      throw;  // not a bad record: the plugin ran out of memory, which fails the call
-    } catch (const std::exception& e) {
-      ctx.warn(offset, "adapter_exception", e.what());
-    } catch (...) {
-      ctx.warn(offset, "adapter_exception", "the adapter threw a non-standard exception");
-    }
+    detail::isolate_record(ctx, offset, [&] { on_line(line, offset); });
   }
 }
 

@@ -100,9 +100,25 @@ class Scanner {
                                   std::string_view::npos))
       ++pos_;
     const std::string_view word = doc_.substr(start, pos_ - start);
-    if (word == "true" || word == "false" || word == "null") return true;
-    return !word.empty() && (word[0] == '-' || (word[0] >= '0' && word[0] <= '9')) &&
-           word.find_first_of("truefalsn") == std::string_view::npos;
+    return word == "true" || word == "false" || word == "null" || number(word);
+  }
+  // -?digits(.digits)?([eE][+-]?digits)? (JSON's number; JavaScript writes 1e-7 and 1e+21).
+  static bool number(std::string_view w) {
+    std::size_t i = 0;
+    auto digits = [&] {
+      const std::size_t from = i;
+      while (i < w.size() && w[i] >= '0' && w[i] <= '9') ++i;
+      return i > from;
+    };
+    if (i < w.size() && w[i] == '-') ++i;
+    if (!digits()) return false;
+    if (i < w.size() && w[i] == '.' && (++i, !digits())) return false;
+    if (i < w.size() && (w[i] == 'e' || w[i] == 'E')) {
+      ++i;
+      if (i < w.size() && (w[i] == '+' || w[i] == '-')) ++i;
+      if (!digits()) return false;
+    }
+    return i == w.size();
   }
 
   std::string_view doc_;
