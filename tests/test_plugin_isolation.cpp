@@ -131,7 +131,6 @@ BOOST_AUTO_TEST_CASE(faulty_plugins_lose_no_other_data_and_are_quarantined_by_na
                            [&](const auto& s) { return s.first.starts_with(flavor); }),
                flavor);
 
-  const auto start = std::chrono::steady_clock::now();
   Run first = f.faulty_sweep();
   BOOST_TEST(first.exit_code == 5, first.out << first.err);
   BOOST_TEST(has(first.err, (f.faulty / "boom.segfault").string() +
@@ -159,13 +158,10 @@ BOOST_AUTO_TEST_CASE(faulty_plugins_lose_no_other_data_and_are_quarantined_by_na
   BOOST_TEST(has(plugins.out, "quarantined: " + (f.faulty / "stuck.hang").string() +
                                   " by plugin 'hang': plugin 'hang' hung"));
 
-  // The next sweep does not crash, and does not wait for the hung plugin again.
-  const auto second_start = std::chrono::steady_clock::now();
+  // The next sweep does not crash, and does not call the hung plugin again: a call would time
+  // out and quarantine its source anew ("1 new"). (No clock here: CI machines are shared.)
   Run second = f.faulty_sweep();
-  const double second_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - second_start).count();
   BOOST_TEST(second.exit_code == 5, second.err);
-  BOOST_TEST(second_s < 2.0);
   BOOST_TEST(has(second.err, (f.faulty / "boom.segfault").string() + ": quarantined: plugin "
                                                                      "'segfault' crashed"));
   BOOST_TEST(has(second.err, "--retry-quarantined"));
@@ -186,8 +182,6 @@ BOOST_AUTO_TEST_CASE(faulty_plugins_lose_no_other_data_and_are_quarantined_by_na
   BOOST_TEST(got["segfault:boom"].first == 2);
   BOOST_TEST(got["hang:stuck"].first == 1);
   BOOST_TEST(got["grow:greedy"].first == 1);
-  BOOST_TEST(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-             60.0);
 }
 
 // Sources whose plugin is gone are marked orphaned and named, never skipped in silence; when
