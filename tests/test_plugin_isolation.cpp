@@ -8,7 +8,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <boost/json.hpp>
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
