@@ -110,18 +110,22 @@ double shannon_entropy(std::string_view s) {
 // and $ with multi-line mode turned off by a (?-m) flag), which a search of several texts
 // joined together would not see (every rule is compiled in multi-line mode, where ^ and $ are
 // line anchors).
+// A "(?flags)" or "(?flags:" group at regex[i] that turns multi-line mode off ("-m").
+bool clears_multiline(std::string_view regex, std::size_t i) {
+  const std::size_t end = regex.find_first_of(":)", i);
+  const std::string_view flags =
+      regex.substr(i + 2, end == std::string_view::npos ? 0 : end - i - 2);
+  const std::size_t minus = flags.find('-');
+  return minus != std::string_view::npos && flags.find('m', minus) != std::string_view::npos;
+}
+
 bool may_anchor(std::string_view regex) {
   for (std::size_t i = 0; i + 1 < regex.size(); ++i) {
     if (regex[i] == '\\') {
       if (regex[i + 1] == 'A' || regex[i + 1] == 'z') return true;
       ++i;
-    } else if (regex.compare(i, 2, "(?") == 0) {
-      const std::size_t end = regex.find_first_of(":)", i);
-      const std::string_view flags =
-          regex.substr(i + 2, end == std::string_view::npos ? 0 : end - i - 2);
-      const std::size_t minus = flags.find('-');
-      if (minus != std::string_view::npos && flags.find('m', minus) != std::string_view::npos)
-        return true;
+    } else if (regex.compare(i, 2, "(?") == 0 && clears_multiline(regex, i)) {
+      return true;
     }
   }
   return false;
@@ -513,6 +517,22 @@ struct Redactor::Rules {
   }
 };
 
+namespace {
+// A [[redaction.rules]] entry as a rule: its regex compiled once to check it and to count its
+// groups (the secret is group 1 when there is one and no group is named).
+SecretRule user_rule(const RedactionRuleConfig& c) {
+  RE2 re(c.regex, rule_options());
+  if (!re.ok())
+    throw std::runtime_error(
+        fmt::format("redaction rule '{}' does not compile: {}", c.id, re.error()));
+  SecretRule spec;
+  spec.id = c.id;
+  spec.regex = c.regex;
+  spec.group = c.group >= 0 ? c.group : (re.NumberOfCapturingGroups() > 0 ? 1 : 0);
+  return spec;
+}
+}  // namespace
+
 Redactor::Redactor(const RedactionConfig& config, const RedactorOptions& options)
     : rules_(std::make_unique<Rules>()) {
   Rules& r = *rules_;
@@ -551,18 +571,16 @@ Redactor::Redactor(const RedactionConfig& config, const RedactorOptions& options
     if (std::find(config.disable.begin(), config.disable.end(), b.id) == config.disable.end())
       add_rule(b);
   for (const auto& c : config.rules) {
-    RE2 re(c.regex, rule_options());
-    if (!re.ok())
-      throw std::runtime_error(
-          fmt::format("redaction rule '{}' does not compile: {}", c.id, re.error()));
     r.builtin_only = false;
-    SecretRule spec;
-    spec.id = c.id;
-    spec.regex = c.regex;
-    spec.group = c.group >= 0 ? c.group : (re.NumberOfCapturingGroups() > 0 ? 1 : 0);
-    add_rule(spec);
+    add_rule(user_rule(c));
   }
   r.choice = options.choice;
+  prepare_choice(r);
+}
+
+// How a text's candidate rules are chosen: the keyword prefilter, every rule, or all rules
+// compiled together into one RE2::Set.
+void Redactor::prepare_choice(Rules& r) {
   if (r.choice == RuleChoice::kPrefilter) {
     std::vector<RulePrefilter::Rule> inputs;
     for (const auto& rule : r.list)

@@ -68,6 +68,7 @@ class Redactor {
 
  private:
   struct Rules;
+  static void prepare_choice(Rules& rules);
   std::unique_ptr<Rules> rules_;
 };
 

@@ -1,6 +1,7 @@
 #include "privacy/secret_sample.hpp"
 
 #include <fmt/format.h>
+#include <functional>
 
 #include <stdexcept>
 
@@ -42,42 +43,68 @@ std::string class_chars(std::string_view spec) {
 
 }  // namespace
 
+namespace {
+
+// A "{N:[class]}" run at sample[i], expanded with random characters of the class; `i` moves
+// past it.
+std::string random_run(std::string_view sample, std::size_t& i, std::mt19937_64& random,
+                       const std::function<std::invalid_argument(std::string_view)>& bad) {
+  const std::size_t colon = sample.find(":[", i);
+  const std::size_t class_end =
+      colon == std::string_view::npos ? colon : sample.find("]}", colon + 2);
+  if (class_end == std::string_view::npos) throw bad("an unterminated {N:[class]}");
+  int count = 0;
+  for (char c : sample.substr(i + 1, colon - i - 1)) {
+    if (c < '0' || c > '9') throw bad("a run's length is not a number");
+    count = count * 10 + (c - '0');
+  }
+  const std::string chars = class_chars(sample.substr(colon + 2, class_end - colon - 2));
+  if (chars.empty()) throw bad("an empty class");
+  std::uniform_int_distribution<std::size_t> pick(0, chars.size() - 1);
+  std::string piece;
+  for (int k = 0; k < count; ++k) piece += chars[pick(random)];
+  i = class_end + 2;
+  return piece;
+}
+
+// The secret being expanded: its text, and its random runs (adjacent runs count as one).
+struct SecretBuilder {
+  SecretSample& out;
+  std::string run;
+
+  void add(const std::string& piece, bool random_piece) {
+    out.secret += piece;
+    if (random_piece)
+      run += piece;
+    else
+      end_run();
+  }
+  void end_run() {
+    if (run.size() >= 8) out.random_parts.push_back(run);
+    run.clear();
+  }
+};
+
+}  // namespace
+
 SecretSample expand_secret_sample(std::string_view sample, std::mt19937_64& random) {
-  auto bad = [&](std::string_view why) {
+  const std::function<std::invalid_argument(std::string_view)> bad = [&](std::string_view why) {
     return std::invalid_argument(fmt::format("secret sample '{}': {}", sample, why));
   };
   SecretSample out;
+  SecretBuilder secret{out, {}};
   bool in_secret = false;
-  std::string run;  // the secret's current random run (adjacent runs count as one)
-  auto end_run = [&] {
-    if (run.size() >= 8) out.random_parts.push_back(run);
-    run.clear();
-  };
   for (std::size_t i = 0; i < sample.size();) {
-    std::string piece;
-    bool random_piece = false;
     if (sample.compare(i, 2, "[[") == 0 || sample.compare(i, 2, "]]") == 0) {
       in_secret = sample[i] == '[';
-      end_run();
+      secret.end_run();
       i += 2;
       continue;
     }
-    if (sample[i] == '{') {
-      const std::size_t colon = sample.find(":[", i);
-      const std::size_t class_end =
-          colon == std::string_view::npos ? colon : sample.find("]}", colon + 2);
-      if (class_end == std::string_view::npos) throw bad("an unterminated {N:[class]}");
-      int count = 0;
-      for (char c : sample.substr(i + 1, colon - i - 1)) {
-        if (c < '0' || c > '9') throw bad("a run's length is not a number");
-        count = count * 10 + (c - '0');
-      }
-      const std::string chars = class_chars(sample.substr(colon + 2, class_end - colon - 2));
-      if (chars.empty()) throw bad("an empty class");
-      std::uniform_int_distribution<std::size_t> pick(0, chars.size() - 1);
-      for (int k = 0; k < count; ++k) piece += chars[pick(random)];
-      random_piece = true;
-      i = class_end + 2;
+    std::string piece;
+    const bool random_piece = sample[i] == '{';
+    if (random_piece) {
+      piece = random_run(sample, i, random, bad);
     } else if (sample[i] == '\\' && i + 1 < sample.size()) {
       piece = escaped(sample[i + 1]);
       i += 2;
@@ -85,14 +112,9 @@ SecretSample expand_secret_sample(std::string_view sample, std::mt19937_64& rand
       piece = sample[i++];
     }
     out.text += piece;
-    if (!in_secret) continue;
-    out.secret += piece;
-    if (random_piece)
-      run += piece;
-    else
-      end_run();
+    if (in_secret) secret.add(piece, random_piece);
   }
-  end_run();
+  secret.end_run();
   return out;
 }
 

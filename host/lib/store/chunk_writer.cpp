@@ -50,6 +50,31 @@ void touch(SessionRecord& s, int64_t ts) {
   if (ts > s.ended_at_ms) s.ended_at_ms = ts;
 }
 
+// A model call's usage row, bound by name; a missing time or cost is NULL.
+void bind_usage_row(Statement& st, const std::string& key, const std::string& session_uid,
+                    int64_t source_id, const UsageRecord& u) {
+  st.bind(":key", key)
+      .bind(":session_uid", session_uid)
+      .bind(":source_id", source_id)
+      .bind(":is_sidechain", static_cast<int64_t>((u.flags & HELIX_EVENT_SIDECHAIN) != 0));
+  if (u.ts_ms > 0)
+    st.bind(":ts_ms", u.ts_ms);
+  else
+    st.bind_null(":ts_ms");
+  st.bind_text_or_null(":model", u.model)
+      .bind(":input_tokens", u.input_tokens)
+      .bind(":output_tokens", u.output_tokens)
+      .bind(":cache_read_tokens", u.cache_read_tokens)
+      .bind(":cache_creation_tokens", u.cache_creation_tokens)
+      .bind(":reasoning_tokens", u.reasoning_tokens);
+  if (u.cost_usd >= 0)
+    st.bind(":cost_usd", u.cost_usd);
+  else
+    st.bind_null(":cost_usd");
+  st.bind(":source_offset", static_cast<int64_t>(u.source_offset))
+      .bind(":cache_creation_1h_tokens", u.cache_creation_1h_tokens);
+}
+
 }  // namespace
 
 ChunkWriter::ChunkWriter(Database& db, const SourceCursor& cursor, const RecordBatch& batch,
@@ -516,26 +541,7 @@ void ChunkWriter::write_usage() {
           .run();
       continue;
     }
-    usage->bind(":key", key)
-        .bind(":session_uid", prefix_ + u.session_id)
-        .bind(":source_id", cursor_.id)
-        .bind(":is_sidechain", static_cast<int64_t>((u.flags & HELIX_EVENT_SIDECHAIN) != 0));
-    if (u.ts_ms > 0)
-      usage->bind(":ts_ms", u.ts_ms);
-    else
-      usage->bind_null(":ts_ms");
-    usage->bind_text_or_null(":model", u.model)
-        .bind(":input_tokens", u.input_tokens)
-        .bind(":output_tokens", u.output_tokens)
-        .bind(":cache_read_tokens", u.cache_read_tokens)
-        .bind(":cache_creation_tokens", u.cache_creation_tokens)
-        .bind(":reasoning_tokens", u.reasoning_tokens);
-    if (u.cost_usd >= 0)
-      usage->bind(":cost_usd", u.cost_usd);
-    else
-      usage->bind_null(":cost_usd");
-    usage->bind(":source_offset", static_cast<int64_t>(u.source_offset))
-        .bind(":cache_creation_1h_tokens", u.cache_creation_1h_tokens);
+    bind_usage_row(*usage, key, prefix_ + u.session_id, cursor_.id, u);
     SessionUsageCounts old;  // what the replaced row held, if the key has one
     stored_usage->bind(1, key);
     std::string held_by;
