@@ -76,6 +76,7 @@ StackedBars stack(const Dashboard& d, const Buckets& b, bool by_model, bool cost
     totals[name] += v;
   }
   std::vector<std::pair<double, std::string>> order;
+  order.reserve(totals.size());
   for (const auto& [name, total] : totals) order.emplace_back(-total, name);
   std::sort(order.begin(), order.end());
   StackedBars chart{b.keys, {}, cost ? "$" : "tokens"};
