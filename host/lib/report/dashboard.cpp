@@ -234,41 +234,40 @@ Dashboard gather_dashboard(Store& store, const std::string& since_day, const std
   return d;
 }
 
-std::string html_dashboard(const Dashboard& d) {
-  const Buckets b = buckets(d.since_day, d.until_day);
+namespace {
+
+// The figures at the top: sessions, cost, tokens, repositories, errors.
+std::string summary_cards(const Dashboard& d) {
   UsageLine total;
-  std::set<std::string> repos;
   for (const auto& c : d.usage) {
     total.cost_usd += c.totals.cost_usd;
     total.input_tokens += all_tokens(c.totals);
   }
-  std::map<std::string, double> per_repo;
-  std::map<std::string, double> outcomes;
-  for (const auto& r : d.sessions) {
-    per_repo[r.session.repo.empty() ? "unknown" : r.session.repo] += 1;
-    outcomes[r.session.outcome.empty() ? "unknown" : r.session.outcome] += 1;
-    repos.insert(r.session.repo);
-  }
+  std::set<std::string> repos;
+  for (const auto& r : d.sessions) repos.insert(r.session.repo);
   int64_t error_count = 0;
   for (const auto& e : d.errors) error_count += e.count;
+  return fmt::format("<div class=\"cards\">{}{}{}{}{}</div>\n",
+                     card("sessions", thousands(static_cast<int64_t>(d.sessions.size()))),
+                     card("cost", fmt::format("${:.2f}", total.cost_usd)),
+                     card("tokens", short_figure(static_cast<double>(total.input_tokens), "")),
+                     card("repositories", thousands(static_cast<int64_t>(repos.size()))),
+                     card("errors", thousands(error_count)));
+}
 
-  std::string body = fmt::format(
-      "<header>\n<p class=\"kicker\">Helix report</p>\n<h1>Agent sessions, {} to {}</h1>\n"
-      "</header>\n<main>\n<div class=\"cards\">{}{}{}{}{}</div>\n",
-      d.since_day, d.until_day,
-      card("sessions", thousands(static_cast<int64_t>(d.sessions.size()))),
-      card("cost", fmt::format("${:.2f}", total.cost_usd)),
-      card("tokens", short_figure(static_cast<double>(total.input_tokens), "")),
-      card("repositories", thousands(static_cast<int64_t>(repos.size()))),
-      card("errors", thousands(error_count)));
-  if (!d.unpriced_models.empty()) {
-    std::string names;
-    for (const auto& m : d.unpriced_models) names += (names.empty() ? "" : ", ") + m;
-    body += fmt::format(
-        "<p class=\"note\">Cost leaves out the models without a price: {}. Add "
-        "their prices under [digesters.session_digest.prices].</p>\n",
-        html_escape(names));
-  }
+std::string unpriced_note(const Dashboard& d) {
+  if (d.unpriced_models.empty()) return {};
+  std::string names;
+  for (const auto& m : d.unpriced_models) names += (names.empty() ? "" : ", ") + m;
+  return fmt::format(
+      "<p class=\"note\">Cost leaves out the models without a price: {}. Add their prices "
+      "with 'helix-host prices import FILE' (a LiteLLM price file).</p>\n",
+      html_escape(names));
+}
+
+// Cost and tokens per day (or month), stacked by agent and by model.
+std::string usage_sections(const Dashboard& d, const Buckets& b) {
+  std::string body;
   const char* per = b.monthly ? "month" : "day";
   for (const bool cost : {true, false}) {
     const auto flavors = stack(d, b, false, cost), models = stack(d, b, true, cost);
@@ -282,6 +281,16 @@ std::string html_dashboard(const Dashboard& d) {
                    fmt::format("{} per {} by model", what, per), legend(models));
     body += "</section>\n";
   }
+  return body;
+}
+
+// Sessions per repository and per outcome, and the most called tools.
+std::string session_charts(const Dashboard& d) {
+  std::map<std::string, double> per_repo, outcomes;
+  for (const auto& r : d.sessions) {
+    per_repo[r.session.repo.empty() ? "unknown" : r.session.repo] += 1;
+    outcomes[r.session.outcome.empty() ? "unknown" : r.session.outcome] += 1;
+  }
   LabeledBars repo_bars{{}, "sessions"}, outcome_bars{{}, "sessions"}, tool_bars{{}, "calls"};
   for (const auto& [repo, n] : per_repo) repo_bars.bars.emplace_back(repo, n);
   std::sort(repo_bars.bars.begin(), repo_bars.bars.end(),
@@ -290,30 +299,43 @@ std::string html_dashboard(const Dashboard& d) {
   for (const auto& [outcome, n] : outcomes) outcome_bars.bars.emplace_back(outcome, n);
   for (std::size_t i = 0; i < d.tools.size() && i < kTopTools; ++i)
     tool_bars.bars.emplace_back(d.tools[i].first, static_cast<double>(d.tools[i].second));
-  body += "<section>\n<h2>Sessions</h2>\n<div class=\"grid2\">\n";
+  std::string body = "<section>\n<h2>Sessions</h2>\n<div class=\"grid2\">\n";
   body += figure(svg_labeled_bars(repo_bars, "Sessions per repository"), "Sessions per repository");
   body += figure(svg_labeled_bars(outcome_bars, "Outcomes"),
                  "Outcomes, as the digest judged each session");
   body += "</div>\n</section>\n<section>\n<h2>Tools and errors</h2>\n";
   body += figure(svg_labeled_bars(tool_bars, "Most called tools"), "Most called tools");
-  body += "<h3>Most frequent errors</h3>\n";
-  if (d.errors.empty()) {
-    body += "<p class=\"note\">No errors in this range.</p>\n";
-  } else {
-    body +=
-        "<table>\n<thead><tr><th scope=\"col\">Error</th><th scope=\"col\">Tool</th>"
-        "<th scope=\"col\" class=\"num\">Times</th><th scope=\"col\" class=\"num\">Sessions"
-        "</th><th scope=\"col\">Fingerprint</th></tr></thead>\n<tbody>\n";
-    for (std::size_t i = 0; i < d.errors.size() && i < kTopErrors; ++i) {
-      const auto& e = d.errors[i];
-      body += fmt::format(
-          "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-          "<td><code>{}</code></td></tr>\n",
-          html_text(one_line(e.sample, kSampleChars)), html_escape(e.tool.empty() ? "-" : e.tool),
-          thousands(e.count), thousands(e.sessions), html_escape(e.fingerprint));
-    }
-    body += "</tbody>\n</table>\n";
+  return body;
+}
+
+std::string error_table(const Dashboard& d) {
+  std::string body = "<h3>Most frequent errors</h3>\n";
+  if (d.errors.empty()) return body + "<p class=\"note\">No errors in this range.</p>\n";
+  body +=
+      "<table>\n<thead><tr><th scope=\"col\">Error</th><th scope=\"col\">Tool</th>"
+      "<th scope=\"col\" class=\"num\">Times</th><th scope=\"col\" class=\"num\">Sessions"
+      "</th><th scope=\"col\">Fingerprint</th></tr></thead>\n<tbody>\n";
+  for (std::size_t i = 0; i < d.errors.size() && i < kTopErrors; ++i) {
+    const auto& e = d.errors[i];
+    body += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td><code>{}</code></td></tr>\n",
+        html_text(one_line(e.sample, kSampleChars)), html_escape(e.tool.empty() ? "-" : e.tool),
+        thousands(e.count), thousands(e.sessions), html_escape(e.fingerprint));
   }
+  return body + "</tbody>\n</table>\n";
+}
+
+}  // namespace
+
+std::string html_dashboard(const Dashboard& d) {
+  const Buckets b = buckets(d.since_day, d.until_day);
+  std::string body = fmt::format(
+      "<header>\n<p class=\"kicker\">Helix report</p>\n<h1>Agent sessions, {} to {}</h1>\n"
+      "</header>\n<main>\n",
+      d.since_day, d.until_day);
+  body += summary_cards(d) + unpriced_note(d) + usage_sections(d, b) + session_charts(d) +
+          error_table(d);
   body += fmt::format(
       "</section>\n<section>\n<h2>All sessions</h2>\n<p class=\"note\">{} sessions; select a "
       "column's name to sort by it.</p>\n<table data-sortable>\n<thead><tr>{}{}{}{}{}{}{}{}</tr>"
