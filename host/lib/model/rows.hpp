@@ -56,7 +56,10 @@ struct EventFilter {
 
 struct SessionFilter {
   std::string flavor, repo;
-  int64_t since_ms = 0;  // sessions active at or after this time
+  int64_t since_ms = 0;          // sessions active at or after this time
+  int64_t until_ms = INT64_MAX;  // sessions started at or before this time
+  bool newest_first = false;     // by start time; else oldest first
+  int64_t limit = -1;            // at most this many sessions; -1 = all
 };
 
 // A usage row (one model call, the cost ledger: never evicted), as a digester receives it.
