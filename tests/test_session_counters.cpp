@@ -93,8 +93,7 @@ struct CounterFixture {
     auto evictable = [&] {
       std::vector<int64_t> bytes;
       for (const int64_t quiet : quiet_periods)
-        bytes.push_back(
-            Retention(*store, RetentionConfig{}, kNow, quiet).evictable_bytes());
+        bytes.push_back(Retention(*store, RetentionConfig{}, kNow, quiet).evictable_bytes());
       return bytes;
     };
     const auto counted = store->sessions(SessionFilter{});
@@ -224,8 +223,9 @@ BOOST_FIXTURE_TEST_CASE(a_version_10_store_migrates_to_filled_counters, CounterF
   commit("copy.jsonl", copy);
   const auto before = store->sessions(SessionFilter{});
   // Back to version 10's layout: no counters, no links, events_source.
-  store->database().exec(fmt::format("BEGIN; {} {} PRAGMA user_version = 10; COMMIT;",
-                                     test::kUndoSchema12, test::kUndoSchema11));
+  store->database().exec(fmt::format("BEGIN; {} {} {} PRAGMA user_version = 10; COMMIT;",
+                                     test::kUndoSchema13, test::kUndoSchema12,
+                                     test::kUndoSchema11));
   store.reset();
   {  // read-only: not migrated, listed from the rows
     Store read_only(dir / "helix.db", /*read_only=*/true);

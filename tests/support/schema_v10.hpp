@@ -1,11 +1,28 @@
 // Test support: the SQL that takes a current store back to what schema version 10 had (before
-// the per-session counters and the host-priced costs of version 12), for tests that make an
-// older store to migrate.
+// the stemmed and trigram search indexes of version 13, the host-priced costs of version 12 and
+// the per-session counters of version 11), for tests that make an older store to migrate.
 #pragma once
 
 namespace helix::test {
 
-// Back to version 11 (before host-priced costs). Run inside a transaction, first.
+// Back to version 12 (before the stemmed and trigram search indexes). Run inside a
+// transaction, first.
+inline constexpr const char* kUndoSchema13 = R"sql(
+    DROP INDEX usage_time;
+    DROP TRIGGER search_events_forget;
+    DROP TABLE search_events_cjk;
+    DROP TABLE search_events;
+    CREATE VIRTUAL TABLE search_events USING fts5(
+      tool, body, content = 'search_event_texts', content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 2');
+    CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+      INSERT INTO search_events (search_events, rowid, tool, body)
+        SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+    END;
+    INSERT INTO search_events (search_events) VALUES ('rebuild');
+)sql";
+
+// Back to version 11 (before host-priced costs). Run inside a transaction, after kUndoSchema13.
 inline constexpr const char* kUndoSchema12 = R"sql(
     ALTER TABLE usage DROP COLUMN cache_creation_1h_tokens;
     ALTER TABLE usage_days DROP COLUMN agent_cost_usd;
