@@ -591,20 +591,23 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
 }
 
 std::vector<UnpricedModel> unpriced_models(Store& store, const std::string& since_day,
-                                           const std::string& flavor) {
+                                           const std::string& flavor,
+                                           const std::string& until_day) {
   require_tier2(store);
   auto& db = store.database();
   if (!host_costs(db)) return {};
   auto st = db.prepare(rollup_current(db) ? R"sql(
     SELECT model, SUM(unpriced_tokens) FROM usage_rollup
-    WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) AND unpriced_tokens > 0
+    WHERE day >= ?1 AND (?3 = '' OR day <= ?3) AND (?2 = '' OR flavor = ?2)
+      AND unpriced_tokens > 0
     GROUP BY 1 ORDER BY 2 DESC, 1)sql"
                                           : R"sql(
     SELECT d.model, SUM(d.unpriced_tokens) FROM usage_days d
     JOIN sessions s ON s.uid = d.session_uid
-    WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) AND d.unpriced_tokens > 0
+    WHERE d.day >= ?1 AND (?3 = '' OR d.day <= ?3) AND (?2 = '' OR s.flavor = ?2)
+      AND d.unpriced_tokens > 0
     GROUP BY 1 ORDER BY 2 DESC, 1)sql");
-  st.bind(1, since_day).bind(2, flavor);
+  st.bind(1, since_day).bind(2, flavor).bind(3, until_day);
   std::vector<UnpricedModel> out;
   while (st.step()) out.push_back({st.text(0), st.integer(1)});
   return out;

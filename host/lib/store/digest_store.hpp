@@ -186,7 +186,8 @@ struct UnpricedModel {
 
 // The unpriced models of the days and flavor usage_report reads, most tokens first.
 std::vector<UnpricedModel> unpriced_models(Store& store, const std::string& since_day,
-                                           const std::string& flavor);
+                                           const std::string& flavor,
+                                           const std::string& until_day = "");
 
 // A session's cost on one day with one model (its usage_days row).
 struct UsageDayCost {

@@ -1,5 +1,7 @@
 #include "store/usage_query.hpp"
 
+#include "pricing/price_book.hpp"
+
 #include <fmt/format.h>
 
 namespace helix {
@@ -27,6 +29,8 @@ UsageTokens tokens_at(const Statement& st, int first) {
   t.reasoning = st.integer(first + 4);
   t.calls = st.integer(first + 5);
   t.cost_usd = st.real(first + 6);
+  if (!st.is_null(first + 7)) t.agent_cost_usd = st.real(first + 7);
+  t.unpriced_tokens = st.integer(first + 8);
   return t;
 }
 
@@ -40,6 +44,8 @@ UsageTokens& UsageTokens::operator+=(const UsageTokens& o) {
   reasoning += o.reasoning;
   calls += o.calls;
   cost_usd += o.cost_usd;
+  if (o.agent_cost_usd) agent_cost_usd = agent_cost_usd.value_or(0) + *o.agent_cost_usd;
+  unpriced_tokens += o.unpriced_tokens;
   return *this;
 }
 
@@ -49,7 +55,7 @@ void for_each_usage_day(Store& store, const UsageScope& scope,
     SELECT d.session_uid, d.day, d.model, s.flavor, COALESCE(s.repo, ''),
       COALESCE(s.title, s.prompt_title, ''), COALESCE(s.started_at_ms, 0),
       d.input_tokens, d.output_tokens, d.cache_creation_tokens, d.cache_read_tokens,
-      d.reasoning_tokens, d.calls, COALESCE(d.cost_usd, 0)
+      d.reasoning_tokens, d.calls, COALESCE(d.cost_usd, 0), d.agent_cost_usd, d.unpriced_tokens
     FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
     WHERE {} ORDER BY d.day, d.session_uid, d.model)sql",
                                                  kScope));
@@ -62,68 +68,37 @@ void for_each_usage_day(Store& store, const UsageScope& scope,
 }
 
 void for_each_usage_call(Store& store, const UsageScope& scope, int64_t since_ms, int64_t until_ms,
-                         const std::function<void(const UsageCall&)>& visit) {
-  // Whole UTC days are read so that each call's share is of its whole row.
-  auto st = store.database().prepare(fmt::format(R"sql(
-    WITH calls AS (
-      SELECT u.session_uid, COALESCE(u.model, '') AS model,
-        COALESCE(u.ts_ms, s.started_at_ms, 0) AS ts,
-        COALESCE(strftime('%Y-%m-%d', u.ts_ms / 1000, 'unixepoch'),
-                 strftime('%Y-%m-%d', s.started_at_ms / 1000, 'unixepoch'), 'unknown') AS day,
-        u.input_tokens, u.output_tokens, u.cache_creation_tokens, u.cache_read_tokens,
-        u.reasoning_tokens,
-        u.input_tokens + 5.0 * u.output_tokens + 1.25 * u.cache_creation_tokens
-          + 0.1 * u.cache_read_tokens AS weight
-      FROM usage u JOIN sessions s ON s.uid = u.session_uid
-      WHERE (?3 = '' OR s.flavor = ?3) AND (?4 = '' OR s.repo = ?4) AND (?5 = '' OR s.uid = ?5)
-        AND (u.ts_ms BETWEEN ?6 - 86400000 AND ?7 + 86400000
-             OR (u.ts_ms IS NULL AND s.started_at_ms BETWEEN ?6 - 86400000 AND ?7 + 86400000))),
-    shared AS (
-      SELECT c.*, SUM(c.weight) OVER (PARTITION BY c.session_uid, c.day, c.model) AS row_weight
-      FROM calls c)
-    SELECT c.session_uid, c.model, c.ts, c.input_tokens, c.output_tokens,
-      c.cache_creation_tokens, c.cache_read_tokens, c.reasoning_tokens, 1,
-      CASE WHEN c.row_weight > 0 THEN COALESCE(d.cost_usd, 0) * c.weight / c.row_weight
-           ELSE 0 END
-    FROM shared c
-    LEFT JOIN usage_days d ON d.session_uid = c.session_uid AND d.day = c.day
-      AND d.model = c.model
-    WHERE c.ts BETWEEN ?6 AND ?7
-    ORDER BY c.ts, c.session_uid)sql"));
+                         UsagePricer& prices, const std::function<void(const UsageCall&)>& visit) {
+  // By the call's own time (index usage_time), else by its session's start.
+  auto st = store.database().prepare(R"sql(
+    SELECT u.session_uid, COALESCE(u.model, ''), COALESCE(s.model, ''),
+      COALESCE(u.ts_ms, s.started_at_ms, 0) AS ts, u.input_tokens, u.output_tokens,
+      u.cache_read_tokens, u.cache_creation_tokens, u.cache_creation_1h_tokens,
+      u.reasoning_tokens, u.cost_usd
+    FROM usage u JOIN sessions s ON s.uid = u.session_uid
+    WHERE (?3 = '' OR s.flavor = ?3) AND (?4 = '' OR s.repo = ?4) AND (?5 = '' OR s.uid = ?5)
+      AND (u.ts_ms BETWEEN ?6 AND ?7
+           OR (u.ts_ms IS NULL AND COALESCE(s.started_at_ms, 0) BETWEEN ?6 AND ?7))
+    ORDER BY ts, u.session_uid)sql");
   bind_scope(st, scope);
   st.bind(6, since_ms).bind(7, until_ms);
   while (st.step()) {
-    UsageCall c{st.text(0), st.text(1), st.integer(2), tokens_at(st, 3)};
+    UsageCall c{st.text(0), st.text(1), st.integer(3), {}};
+    const CallTokens call{st.integer(4), st.integer(5), st.integer(6), st.integer(7),
+                          st.integer(8)};
+    c.tokens.input = call.input;
+    c.tokens.output = call.output;
+    c.tokens.cache_read = call.cache_read;
+    c.tokens.cache_creation = call.cache_write;
+    c.tokens.reasoning = st.integer(9);
+    c.tokens.calls = 1;
+    if (!st.is_null(10)) c.tokens.agent_cost_usd = st.real(10);
+    if (const ModelPrice* price = prices.find(c.model.empty() ? st.text(2) : c.model))
+      c.tokens.cost_usd = price->cost(call);
+    else
+      c.tokens.unpriced_tokens = call.billed();
     visit(c);
   }
-}
-
-UsageTokens session_usage_totals(Store& store, const std::string& uid) {
-  auto st = store.database().cached(R"sql(
-    SELECT COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
-      COALESCE(SUM(cache_creation_tokens), 0), COALESCE(SUM(cache_read_tokens), 0),
-      COALESCE(SUM(reasoning_tokens), 0), COALESCE(SUM(calls), 0), TOTAL(cost_usd)
-    FROM usage_days WHERE session_uid = ?)sql");
-  st->bind(1, uid);
-  st->step();
-  return tokens_at(*st, 0);
-}
-
-std::map<std::string, int64_t> unpriced_models(Store& store, const std::string& digester,
-                                               const UsageScope& scope) {
-  // The LIKE skips the JSON of every digest that names no unpriced model.
-  auto st = store.database().prepare(fmt::format(R"sql(
-    SELECT m.value, COUNT(*) FROM digests g, json_each(g.json, '$.cost.unpriced_models') m
-    WHERE g.digester = ?6 AND g.json LIKE '%"unpriced_models":["%'
-      AND g.session_uid IN (SELECT d.session_uid FROM usage_days d
-                            JOIN sessions s ON s.uid = d.session_uid WHERE {})
-    GROUP BY 1 ORDER BY 1)sql",
-                                                 kScope));
-  bind_scope(st, scope);
-  st.bind(6, digester);
-  std::map<std::string, int64_t> out;
-  while (st.step()) out[st.text(0)] = st.integer(1);
-  return out;
 }
 
 }  // namespace helix

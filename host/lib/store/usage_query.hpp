@@ -1,13 +1,14 @@
 // The reads behind usage reports: usage_days rows (a session's tokens and cost per UTC day and
-// model) with their session's facts, the usage ledger's single model calls with each call's
-// share of its day's cost, and the models the digests could not price.
+// model) with their session's facts, and the usage ledger's single model calls priced one by
+// one (for local days and 5-hour blocks).
 #pragma once
 
+#include "store/digest_store.hpp"
 #include "store/store.hpp"
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ struct UsageScope {
 
 struct UsageTokens {
   int64_t input = 0, output = 0, cache_creation = 0, cache_read = 0, reasoning = 0, calls = 0;
-  double cost_usd = 0;
+  double cost_usd = 0;                   // at the price book's prices
+  std::optional<double> agent_cost_usd;  // what the agents reported; none when none did
+  int64_t unpriced_tokens = 0;           // tokens of calls the book has no price for
   UsageTokens& operator+=(const UsageTokens& o);
   int64_t total() const { return input + output + cache_creation + cache_read; }
 };
@@ -43,22 +46,13 @@ void for_each_usage_day(Store& store, const UsageScope& scope,
 struct UsageCall {
   std::string session_uid, model;
   int64_t ts_ms = 0;   // the call's time, else its session's start
-  UsageTokens tokens;  // calls = 1; cost_usd: its share of its usage_days row's cost
+  UsageTokens tokens;  // calls = 1
 };
 
 // The model calls of the usage ledger in scope whose time is in [since_ms, until_ms], oldest
-// first. A call's cost is its share of its (session, UTC day, model) row's cost, in proportion
-// to its tokens weighed by Anthropic's price ratios (input 1, output 5, cache write 1.25, cache
-// read 0.1): exact for every model priced in those ratios, an apportioning otherwise.
+// first, each priced with `prices` as usage_days are (a call that names no model, with its
+// session's model).
 void for_each_usage_call(Store& store, const UsageScope& scope, int64_t since_ms, int64_t until_ms,
-                         const std::function<void(const UsageCall&)>& visit);
-
-// The session's tokens and cost (its usage_days rows: the primary digest's prices).
-UsageTokens session_usage_totals(Store& store, const std::string& uid);
-
-// The models the `digester`'s digests of the sessions in scope name as unpriced, with how many
-// sessions each.
-std::map<std::string, int64_t> unpriced_models(Store& store, const std::string& digester,
-                                               const UsageScope& scope);
+                         UsagePricer& prices, const std::function<void(const UsageCall&)>& visit);
 
 }  // namespace helix
