@@ -24,6 +24,11 @@ fi
 ccusage="$work/npm/node_modules/.bin/ccusage"
 
 "$here/scripts/make-sample-home" "$fixtures" "$work/home"
+# ccusage's de-duplication cases, one day each (tests/fixtures/ccusage-dedup/SOURCES.md):
+# 2027-01-01 a subagent file repeating its parent's record (same message.id and requestId: one
+# call), 2027-01-02 two lines with one message.id and no requestId (two calls), 2027-01-03 lines
+# ccusage drops although they are valid (a space after "usage":, "costUSD": null).
+cp -r "$fixtures/ccusage-dedup/claude-projects/." "$work/home/claude/projects/"
 export CLAUDE_CONFIG_DIR="$work/home/claude" CODEX_HOME="$work/home/codex"
 export GROK_HOME="$work/home/grok" XDG_CONFIG_HOME="$work/xdg" HOME="$work/fakehome" TZ=UTC
 mkdir -p "$HOME"

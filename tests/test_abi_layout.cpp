@@ -57,8 +57,8 @@ BOOST_AUTO_TEST_CASE(struct_sizes_abi_1_0) {
   BOOST_TEST(HELIX_PARSE_INPUT_SIZE_1_0 == 72u);
   BOOST_TEST(HELIX_ADAPTER_VTABLE_SIZE_1_0 == 72u);
   BOOST_TEST(HELIX_DESCRIPTOR_SIZE_1_0 == 48u);
-  // Records and inputs did not grow after 1.0, but for the usage record in 1.3.
-  BOOST_TEST(sizeof(helix_session) == HELIX_SESSION_SIZE_1_0);
+  // Records and inputs did not grow after 1.0, but for the usage and session records in 1.3.
+  BOOST_TEST(sizeof(helix_session) == HELIX_SESSION_SIZE_1_0 + sizeof(helix_str));  // 1.3: forks
   BOOST_TEST(sizeof(helix_event) == HELIX_EVENT_SIZE_1_0);
   BOOST_TEST(sizeof(helix_usage) == HELIX_USAGE_SIZE_1_0 + sizeof(int64_t));  // 1.3: 1-hour writes
   BOOST_TEST(sizeof(helix_emit_api) == HELIX_EMIT_API_SIZE_1_0);
@@ -201,12 +201,16 @@ BOOST_AUTO_TEST_CASE(struct_layout_abi_1_2) {
   HELIX_GOLDEN_OFFSET(helix_digester_vtable, resume_session, 56);
 }
 
-// ABI 1.3 appended the 1-hour cache writes to a usage record and the extension seam to the host
-// API and both plugin tables, and added the first extensions (each a struct of its own, versioned by its id).
+// ABI 1.3 appended the 1-hour cache writes to a usage record, the fork's origin to a session
+// record and the extension seam to the host API and both plugin tables, and added the first
+// extensions (each a struct of its own, versioned by its id).
 BOOST_AUTO_TEST_CASE(struct_layout_abi_1_3) {
   // The 1-hour part of a usage record's cache writes, the last member appended before the freeze.
   BOOST_TEST(sizeof(helix_usage) == 136u);
   HELIX_GOLDEN_OFFSET(helix_usage, cache_creation_1h_tokens, 128);
+  // The session a fork copied its conversation from.
+  BOOST_TEST(sizeof(helix_session) == 152u);
+  HELIX_GOLDEN_OFFSET(helix_session, forked_from_native_id, 136);
   BOOST_TEST(sizeof(helix_host_api) == 32u);
   HELIX_GOLDEN_OFFSET(helix_host_api, get_extension, 24);
   BOOST_TEST(sizeof(helix_adapter_vtable) == 80u);

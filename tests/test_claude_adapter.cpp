@@ -211,8 +211,10 @@ struct Expected {
   int64_t input, output, cache_read, cache_creation;
 };
 
-// Per-file figures: events per kind (one per content block), tool results, deduplicated usage
-// (group by message.id/requestId, keep the line with the largest total, sum the groups). Four
+// Per-file figures: events per kind (one per content block, plus one link event per subagent an
+// Agent result names), tool results, deduplicated usage (group by message.id/requestId, keep the
+// line with the largest total, sum the groups; synthetic replies are no model calls; api_error
+// records with a retryAttempt are retries). Four
 // Entire captures end without a newline: their last record is a partial line the host holds back.
 // One fixture per block reads better than one number per line:
 // clang-format off
@@ -225,22 +227,23 @@ const std::vector<Expected>& real_fixtures() {
       {"entire-2.0.76-compaction-synthetic.jsonl",
        {{"assistant_msg", 9}, {"edit", 3}, {"lifecycle", 2}, {"other", 7}, {"test_run", 3},
         {"thinking", 12}, {"tool_call", 4}, {"tool_result", 10}, {"user_msg", 3}},
-       0, 10, 13, 102, 2038, 654807, 649094},
+       0, 10, 12, 102, 2038, 654807, 649094},
       {"entire-2.1.17-interrupts-synthetic.jsonl",
        {{"assistant_msg", 9}, {"edit", 4}, {"error", 2}, {"human_intervention", 1}, {"other", 37},
         {"test_run", 2}, {"thinking", 18}, {"tool_call", 9}, {"tool_result", 13}, {"user_msg", 6}},
-       0, 15, 19, 152, 42, 563052, 60069},
+       0, 15, 18, 152, 42, 563052, 60069},
       {"entire-2.1.19-agent-progress-subagent.jsonl",
-       {{"assistant_msg", 2}, {"other", 51}, {"thinking", 1}, {"tool_call", 4}, {"tool_result", 4},
-        {"user_msg", 3}},
-       0, 4, 4, 12, 8, 112682, 57834},
+       {{"assistant_msg", 2}, {"lifecycle", 1}, {"other", 51}, {"thinking", 1}, {"tool_call", 4},
+        {"tool_result", 4}, {"user_msg", 3}},
+       1, 4, 4, 12, 8, 112682, 57834},
       {"entire-2.1.32-persisted-output.jsonl",
        {{"assistant_msg", 22}, {"edit", 4}, {"error", 1}, {"other", 51}, {"test_run", 3},
         {"thinking", 2}, {"tool_call", 21}, {"tool_result", 27}, {"user_msg", 3}},
        0, 28, 28, 32, 505, 1511518, 45593},
       {"entire-2.1.5-api-errors.slice.jsonl",
-       {{"assistant_msg", 1}, {"error", 18}, {"other", 9}, {"thinking", 1}, {"user_msg", 3}},
-       0, 0, 2, 10, 718, 0, 136153},
+       {{"assistant_msg", 1}, {"error", 1}, {"other", 9}, {"retry", 17}, {"thinking", 1},
+        {"user_msg", 3}},
+       0, 0, 1, 10, 718, 0, 136153},
       {"entire-2.1.14-microcompact.slice.jsonl",
        {{"lifecycle", 1}, {"thinking", 5}, {"tool_call", 6}, {"tool_result", 5}},
        0, 5, 5, 1441, 5, 579384, 116970},
@@ -269,15 +272,16 @@ const std::vector<Expected>& real_fixtures() {
       {kLegacyDir + "agent-c63fe96c.jsonl", {{"assistant_msg", 1}, {"user_msg", 1}}, 2, 0, 1, 1366,
        190, 0, 0},
       {kSubagentsDir + "29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl",
-       {{"assistant_msg", 1}, {"other", 2}, {"tool_call", 1}, {"tool_result", 1}, {"user_msg", 1}},
-       0, 1, 2, 2, 2, 36009, 7996},
+       {{"assistant_msg", 1}, {"lifecycle", 1}, {"other", 2}, {"tool_call", 1}, {"tool_result", 1},
+        {"user_msg", 1}},
+       1, 1, 2, 2, 2, 36009, 7996},
       {kSubagentsDir + "29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl",
        {{"assistant_msg", 10}, {"tool_call", 24}, {"tool_result", 24}, {"user_msg", 1}},
        59, 24, 10, 4466, 18, 236968, 42768},
       {kMetaDir + kMetaSession + ".jsonl",
-       {{"assistant_msg", 8}, {"other", 75}, {"thinking", 14}, {"tool_call", 40},
+       {{"assistant_msg", 8}, {"lifecycle", 6}, {"other", 75}, {"thinking", 14}, {"tool_call", 40},
         {"tool_result", 40}, {"user_msg", 3}},
-       0, 40, 17, 1308, 22901, 728660, 102189},
+       6, 40, 17, 1308, 22901, 728660, 102189},
       {kMetaDir + kMetaSession + "/subagents/agent-a4ca7529859c158c2.jsonl",
        {{"assistant_msg", 7}, {"edit", 5}, {"error", 1}, {"tool_call", 19}, {"tool_result", 23},
         {"user_msg", 1}},
@@ -390,7 +394,9 @@ BOOST_AUTO_TEST_CASE(subagents_directory_files_attach_to_the_parent_session) {
       parse(kSubagentsDir + "29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl");
   BOOST_TEST(event_sessions(agent) ==
              std::set<std::string>{"29ccd257-68b1-427f-ae5f-6524b7cb6f20"});
-  BOOST_TEST(agent.events.front().parent_uid.empty());  // an agent file starts a new root
+  // An agent file starts a new root, under the link to the call that launched it.
+  BOOST_TEST(agent.events.front().parent_uid == "agent-a2271d1");
+  BOOST_TEST(agent.events.front().call_id == "agent-a2271d1");
   BOOST_TEST(agent.events.front().kind == "user_msg");
 
   RecordBatch main = parse(kSubagentsDir + "29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl");
@@ -447,6 +453,187 @@ BOOST_AUTO_TEST_CASE(agent_meta_sidecar_announces_the_subagent_on_the_parent) {
              0);
 }
 
+// The canary's run of Claude Code 2.1.330 (canary-2.1.330/tools, tests/fixtures/claude/SOURCES.md):
+// 4 api-request, 2 api-request-blob, 1 api-request-shape, 1 cost-state, 3 tools-used and 3
+// atis-latch lines (counted with grep over the file).
+BOOST_AUTO_TEST_CASE(current_era_bookkeeping_records_are_other_events) {
+  const std::string file =
+      "canary-2.1.330/tools/.claude/projects/-tmp-helix-canary-claude-tools-work-tools/"
+      "9a2a8856-aa79-4383-8618-85faa3075c65.jsonl";
+  RecordBatch batch = parse(file);
+  BOOST_TEST(count_warnings(batch, "unknown_type") == 0);
+  BOOST_TEST(batch.warnings.empty());
+  std::map<std::string, int> bookkeeping;
+  const helix::EventRecord* cost = nullptr;
+  std::set<std::string> latch_uids;
+  for (const auto& e : batch.events) {
+    if (e.kind != "other") continue;
+    if (e.summary.starts_with("atis-latch")) latch_uids.insert(e.uid);
+    for (std::string_view type : {"api-request:", "api-request-blob ", "api-request-shape ",
+                                  "cost-state:", "tools-used:", "atis-latch"})
+      if (e.summary.starts_with(type)) ++bookkeeping[std::string(type)];
+    if (e.summary.starts_with("cost-state:")) cost = &e;
+  }
+  BOOST_TEST(bookkeeping == (std::map<std::string, int>{{"api-request:", 4},
+                                                        {"api-request-blob ", 2},
+                                                        {"api-request-shape ", 1},
+                                                        {"cost-state:", 1},
+                                                        {"tools-used:", 3},
+                                                        {"atis-latch", 3}}));
+  // The three atis-latch lines are byte-identical: each is an event of its own, with its own uid.
+  BOOST_TEST(latch_uids.size() == 3u);
+  BOOST_TEST_REQUIRE(cost != nullptr);
+  BOOST_TEST(cost->summary == "cost-state: $0.0588");
+  BOOST_TEST(cost->text ==
+             "total $0.0588; claude-opus-5-5 $0.0588 (input 14, output 220, cache read 27850, "
+             "cache write 9750)");
+  int requests = 0;
+  for (const auto& e : batch.events)
+    if (e.summary == "api-request: claude-opus-5-5 (sdk)") {
+      ++requests;
+      BOOST_TEST(e.text.starts_with("model claude-opus-5-5; query source sdk; id "));
+    }
+  BOOST_TEST(requests == 4);
+}
+
+// A directory named "subagents" above the Claude root (here the canary's scenario folder) is not
+// the session: the agent metadata still names the session directory below projects/.
+BOOST_AUTO_TEST_CASE(subagents_directory_above_the_root_is_not_a_session) {
+  const std::string session = "395fed10-2032-458c-b382-c5b471aca46a";
+  const std::string dir =
+      "claude/canary-2.1.330/subagents/.claude/projects/"
+      "-tmp-helix-canary-claude-subagents-work-subagents/" +
+      session + "/subagents/";
+  for (const char* meta :
+       {"agent-a77a339c5ea910bfe.meta.json", "agent-afe57258d72fdb6fe.meta.json"}) {
+    RecordBatch batch = harness().parse_file(fixture(dir + meta), HELIX_LAYOUT_DOCUMENT);
+    BOOST_TEST_REQUIRE(batch.events.size() == 1u);
+    BOOST_TEST(batch.events[0].session_id == session);
+  }
+}
+
+// The canary's run of Claude Code 2.1.330: a foreground Agent (agent-a77a339c5ea910bfe, call
+// toolu_01huUuuZfFSNPjj9EBQuZWT8) and a background one (agent-afe57258d72fdb6fe, call
+// toolu_01r0wa6AKqQIs3kY3osxFiRE) whose result arrives as a <task-notification> user turn.
+const std::string kCanarySubagents =
+    "claude/canary-2.1.330/subagents/.claude/projects/"
+    "-tmp-helix-canary-claude-subagents-work-subagents/";
+const std::string kCanaryParent = "395fed10-2032-458c-b382-c5b471aca46a";
+
+BOOST_AUTO_TEST_CASE(subagent_transcripts_are_linked_to_their_calls) {
+  const std::map<std::string, std::string> call_of = {
+      {"a77a339c5ea910bfe", "toolu_01huUuuZfFSNPjj9EBQuZWT8"},
+      {"afe57258d72fdb6fe", "toolu_01r0wa6AKqQIs3kY3osxFiRE"}};
+  for (const auto& [agent, call] : call_of) {
+    const std::string dir = kCanarySubagents + kCanaryParent + "/subagents/agent-" + agent;
+    // The sidecar is the link: its uid is the name the transcript uses, its call_id the call.
+    RecordBatch meta = harness().parse_file(fixture(dir + ".meta.json"), HELIX_LAYOUT_DOCUMENT);
+    BOOST_TEST_REQUIRE(meta.events.size() == 1u);
+    BOOST_TEST(meta.events[0].kind == "lifecycle");
+    BOOST_TEST(meta.events[0].uid == "agent-" + agent);
+    BOOST_TEST(meta.events[0].call_id == call);
+    BOOST_TEST(meta.events[0].ordinal == 0x10000u);  // above any content block's index
+    // Every event of the transcript that pairs with nothing of its own names the link; its own
+    // calls and results keep theirs; its first record hangs under the link.
+    RecordBatch agent_file = harness().parse_file(fixture(dir + ".jsonl"));
+    BOOST_TEST_REQUIRE(!agent_file.events.empty());
+    BOOST_TEST(agent_file.events.front().parent_uid == "agent-" + agent);
+    int linked = 0, own = 0;
+    for (const auto& e : agent_file.events) {
+      const bool pairs = e.kind == "tool_call" || e.kind == "tool_result" || e.kind == "error";
+      if (pairs) {
+        own += e.call_id.starts_with("toolu_");
+      } else if (!e.uid.empty()) {
+        BOOST_TEST(e.call_id == "agent-" + agent, e.kind << " at " << e.source_offset);
+        ++linked;
+      }
+    }
+    BOOST_TEST(linked > 0);
+    BOOST_TEST(own == 2);  // one Bash call and its result
+  }
+  // The parent's Agent results name the same links; the background result is a tool result
+  // delivered as a user turn, with its call's id.
+  RecordBatch parent = harness().parse_file(fixture(kCanarySubagents + kCanaryParent + ".jsonl"));
+  std::map<std::string, std::string> links;
+  const helix::EventRecord* notification = nullptr;
+  for (const auto& e : parent.events) {
+    if (e.kind == "lifecycle" && e.uid.starts_with("agent-")) links[e.uid] = e.call_id;
+    if (e.kind == "tool_result" && e.role == "user") notification = &e;
+  }
+  BOOST_TEST(links == (std::map<std::string, std::string>{
+                          {"agent-a77a339c5ea910bfe", "toolu_01huUuuZfFSNPjj9EBQuZWT8"},
+                          {"agent-afe57258d72fdb6fe", "toolu_01r0wa6AKqQIs3kY3osxFiRE"}}));
+  BOOST_TEST_REQUIRE(notification != nullptr);
+  BOOST_TEST(notification->call_id == "toolu_01r0wa6AKqQIs3kY3osxFiRE");
+  BOOST_TEST(notification->summary == "Agent \"Print git branch\" finished");
+  BOOST_TEST(notification->text.find("<result>The current branch is main.</result>") !=
+             std::string::npos);
+}
+
+// The canary's compaction (a manual /compact, then an auto-compaction) and errors (an HTTP 529
+// the CLI retried) runs.
+BOOST_AUTO_TEST_CASE(compactions_and_retries) {
+  const std::string dir =
+      "claude/canary-2.1.330/compaction/.claude/projects/"
+      "-tmp-helix-canary-claude-compaction-work-compaction/";
+  std::vector<std::string> compactions, summaries;
+  for (const char* file :
+       {"9c16a007-c219-42be-b428-4fea375b013a.jsonl", "f58d5ed5-3e4c-4939-ad88-0176243e0ea8.jsonl"})
+    for (const auto& e : harness().parse_file(fixture(dir + file)).events) {
+      if (e.kind != "lifecycle") continue;
+      if (e.summary.starts_with("context compacted")) compactions.push_back(e.summary);
+      if (e.summary == "summary of the conversation so far") summaries.push_back(e.text);
+    }
+  std::sort(compactions.begin(), compactions.end());
+  BOOST_TEST(
+      compactions == (std::vector<std::string>{"context compacted (auto, 988591 tokens before)",
+                                               "context compacted (manual, 9168 tokens before)"}),
+      boost::test_tools::per_element());
+  BOOST_TEST_REQUIRE(summaries.size() == 2u);
+  for (const auto& text : summaries)
+    BOOST_TEST(text.find("Checkpoint summary") != std::string::npos);
+
+  RecordBatch errors = harness().parse_file(
+      fixture("claude/canary-2.1.330/errors/.claude/projects/-tmp-helix-canary-claude-errors-work-"
+              "errors/b35a071c-901f-4fb4-8b5e-61e00c620cc2.jsonl"));
+  int retries = 0;
+  for (const auto& e : errors.events)
+    if (e.kind == "retry") {
+      ++retries;
+      BOOST_TEST(e.summary.find("retry 1/") != std::string::npos);
+    }
+  BOOST_TEST(retries == 1);
+}
+
+// --fork-session: the copied assistant records name the origin in requestSessionId.
+BOOST_AUTO_TEST_CASE(a_fork_names_its_origin) {
+  const std::string dir =
+      "claude/canary-2.1.330/fork/.claude/projects/-tmp-helix-canary-claude-fork-work-fork/";
+  RecordBatch fork =
+      harness().parse_file(fixture(dir + "e41fc739-04eb-4eb6-9108-1632d35fb7ba.jsonl"));
+  BOOST_TEST_REQUIRE(fork.sessions.size() == 1u);
+  BOOST_TEST(fork.sessions[0].forked_from_native_id == "0e1b0555-1c57-42bf-9322-fce908955414");
+  RecordBatch origin =
+      harness().parse_file(fixture(dir + "0e1b0555-1c57-42bf-9322-fce908955414.jsonl"));
+  BOOST_TEST(origin.sessions.at(0).forked_from_native_id.empty());
+}
+
+// A usage line without a requestId is a call of its own (ccusage does not de-duplicate such
+// lines on message.id alone); one with both ids is keyed by them.
+BOOST_AUTO_TEST_CASE(usage_keys_need_both_ids) {
+  const std::string lines =
+      R"({"type":"assistant","sessionId":"s1","uuid":"a1","message":{"id":"m1","model":"claude-x","content":[],"usage":{"input_tokens":1,"output_tokens":2}}})"
+      "\n"
+      R"({"type":"assistant","sessionId":"s1","uuid":"a2","requestId":"r1","message":{"id":"m1","model":"claude-x","content":[],"usage":{"input_tokens":1,"output_tokens":2}}})"
+      "\n";
+  RecordBatch batch;
+  harness().adapter().parse("/h/.claude/projects/p/s1.jsonl", HELIX_LAYOUT_LINES, 0, lines, "",
+                            batch);
+  BOOST_TEST_REQUIRE(batch.usage.size() == 2u);
+  BOOST_TEST(batch.usage[0].key.empty());
+  BOOST_TEST(batch.usage[1].key == "m1/r1");
+}
+
 BOOST_AUTO_TEST_CASE(concatenated_records_on_one_line_are_split) {
   RecordBatch batch = parse("entire-2.1.7-concatenated-records.slice.jsonl");
   // Slice line 7 starts at byte 8418; the file-history-snapshot is glued on at byte 10201.
@@ -479,13 +666,9 @@ BOOST_AUTO_TEST_CASE(agent_progress_usage_is_not_counted) {
 
 BOOST_AUTO_TEST_CASE(usage_keys_and_synthetic_model) {
   RecordBatch errors = parse("entire-2.1.5-api-errors.slice.jsonl");
-  const UsageRecord* synthetic = nullptr;
-  for (const auto& u : errors.usage)
-    if (u.source_offset == 27121) synthetic = &u;
-  BOOST_TEST_REQUIRE(synthetic);
-  BOOST_TEST(synthetic->key == "6b56ec04-fc32-434a-bad5-1bf41fd6bf69");  // no requestId
-  BOOST_TEST(synthetic->model.empty());
-  BOOST_TEST(synthetic->total() == 0);
+  // The <synthetic> reply at 27121 (an API error the CLI wrote) is no model call: no usage.
+  for (const auto& u : errors.usage) BOOST_TEST(u.source_offset != 27121u);
+  BOOST_TEST(errors.usage.size() == 1u);
   const auto* api_error = find_event(errors, "error", 27121);
   BOOST_TEST_REQUIRE(api_error);
   BOOST_TEST(api_error->text.starts_with("API Error: 529"));
@@ -567,15 +750,16 @@ BOOST_AUTO_TEST_CASE(schema_catalogue_parses_and_reports_unknown_types) {
                                                {"tool_call", 3},
                                                {"tool_result", 2},
                                                {"user_msg", 7}}));
-  BOOST_TEST(count_warnings(batch, "unknown_type") ==
-             4);  // started, result, bridge-session, atis-latch
-  BOOST_TEST(batch.warnings.size() == 4u);
+  // started, result, bridge-session; atis-latch is a 2.1.3xx bookkeeping record (other)
+  BOOST_TEST(count_warnings(batch, "unknown_type") == 3);
+  BOOST_TEST(batch.warnings.size() == 3u);
   for (const auto& e : batch.events) BOOST_TEST(!e.session_id.empty());
   int unknown_kept = 0;
   for (const auto& e : batch.events)
-    unknown_kept += e.summary.starts_with("started") || e.summary.starts_with("result") ||
-                    e.summary.starts_with("bridge-session") || e.summary.starts_with("atis-latch");
-  BOOST_TEST(unknown_kept == 4);
+    unknown_kept +=
+        e.kind == "other" && (e.summary.starts_with("started") || e.summary.starts_with("result") ||
+                              e.summary.starts_with("bridge-session"));
+  BOOST_TEST(unknown_kept == 3);
 }
 
 BOOST_AUTO_TEST_CASE(tool_calls_that_edit_or_run_tests) {
@@ -701,4 +885,15 @@ BOOST_AUTO_TEST_CASE(cost_state_records_become_the_agents_own_totals) {
   int cost_state_events = 0;
   for (const auto& e : batch.events) cost_state_events += e.summary.starts_with("cost-state");
   BOOST_TEST(cost_state_events == 3);
+}
+
+// The 1.1 mapping (links, compaction events, bookkeeping as other, usage keys) replaces what 1.0
+// stored: the adapter asks the host to parse its sources again (helix.reparse/1).
+BOOST_AUTO_TEST_CASE(sources_parsed_by_1_0_are_parsed_again) {
+  const auto& table = harness().adapter().plugin().adapter;
+  BOOST_TEST_REQUIRE((table && table->get_extension != nullptr));
+  const auto* reparse =
+      static_cast<const helix_reparse_ext*>(table->get_extension(HELIX_EXT_REPARSE));
+  BOOST_TEST_REQUIRE(reparse != nullptr);
+  BOOST_TEST(std::string(reparse->reparse_below) == "1.1.0");
 }

@@ -623,7 +623,7 @@ BOOST_AUTO_TEST_CASE(show_hides_bookkeeping_and_digest_reads_as_a_summary) {
   Sample& s = sample();
   Run quiet = s.helix("show codex:01a2029b");
   Run all = s.helix("show codex:01a2029b --all");
-  BOOST_TEST(quiet.out.find("bookkeeping records hidden") != std::string::npos);
+  BOOST_TEST(quiet.out.find("bookkeeping and context events not listed") != std::string::npos);
   BOOST_TEST(std::count(all.out.begin(), all.out.end(), '\n') >
              std::count(quiet.out.begin(), quiet.out.end(), '\n'));
   BOOST_TEST(quiet.out.find("outcome success") != std::string::npos);

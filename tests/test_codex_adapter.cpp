@@ -108,6 +108,7 @@ helix::SessionRecord merged_session(const RecordBatch& batch) {
     BOOST_TEST(r.native_id == s.native_id);  // every record names the same session
     if (s.cwd.empty()) s.cwd = r.cwd;
     if (s.parent_native_id.empty()) s.parent_native_id = r.parent_native_id;
+    if (s.forked_from_native_id.empty()) s.forked_from_native_id = r.forked_from_native_id;
     if (!r.git_branch.empty()) s.git_branch = r.git_branch;
     if (!r.model.empty()) s.model = r.model;
     if (!r.agent_version.empty()) s.agent_version = r.agent_version;
@@ -224,8 +225,8 @@ BOOST_AUTO_TEST_CASE(every_fixture_maps_to_the_expected_kinds) {
        "assistant_msg=1 completion=1 lifecycle=2 other=2 thinking=1 tool_call=2 tool_result=2 "
        "user_msg=1 "},
       {kComposite,
-       "assistant_msg=1 completion=2 error=2 human_intervention=1 lifecycle=27 other=34 "
-       "thinking=2 tool_call=8 tool_result=6 user_msg=4 "},
+       "assistant_msg=1 completion=2 error=2 human_intervention=1 lifecycle=26 other=35 "
+       "thinking=2 tool_call=8 tool_result=6 user_msg=4 "},  // context_compacted: other
       {kExec169,
        "assistant_msg=2 completion=2 edit=2 error=2 lifecycle=3 other=5 thinking=1 tool_call=2 "
        "tool_result=2 user_msg=2 "},
@@ -537,14 +538,86 @@ BOOST_AUTO_TEST_CASE(session_fields_come_from_session_meta_and_turn_context) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_fork_keeps_its_own_session_meta_and_names_its_parent) {
+// A fork is not a child: it names its origin (forked_from), never a parent.
+BOOST_AUTO_TEST_CASE(a_fork_keeps_its_own_session_meta_and_names_its_origin) {
   RecordBatch batch = parse(kFork077);
   helix::SessionRecord s = merged_session(batch);
   BOOST_TEST(s.native_id == "019b7fa0-0000-7000-8000-00000000f0c1");
-  BOOST_TEST(s.parent_native_id == "019b7f94-51b4-7593-922e-ba12b5b73b52");
+  BOOST_TEST(s.forked_from_native_id == "019b7f94-51b4-7593-922e-ba12b5b73b52");
+  BOOST_TEST(s.parent_native_id.empty());
   BOOST_TEST(s.started_at_ms == 1767373200095);  // the fork's own start, not the parent's
   BOOST_TEST(s.git_branch == "");  // the replayed parent session_meta (branch "codex") is ignored
   for (const auto& e : batch.events) BOOST_TEST(e.session_id == s.native_id);
+}
+
+// ---- the canary's runs of Codex CLI 0.169.0 (code mode) ---------------------------------------
+
+std::string canary_file(const std::string& scenario, const std::string& name) {
+  return "codex/canary-0.169.0/" + scenario + "/.codex/sessions/2026/11/25/" + name;
+}
+
+// One auto-compaction mid-turn: one compaction event, carrying the summary and the context's
+// size before it (the summarization call's own usage is not that size).
+BOOST_AUTO_TEST_CASE(a_compaction_is_one_event_with_its_summary) {
+  RecordBatch batch = parse(canary_file(
+      "compaction", "rollout-2026-11-25T09-03-44-01a211f2-57d5-73a1-a5c9-93516eafd6db.jsonl"));
+  std::vector<const EventRecord*> compactions;
+  for (const auto& e : batch.events)
+    if (e.kind == "lifecycle" && e.summary.find("compact") != std::string::npos)
+      compactions.push_back(&e);
+  BOOST_TEST_REQUIRE(compactions.size() == 1u);
+  BOOST_TEST(compactions[0]->summary.starts_with("context compacted ("));
+  BOOST_TEST(compactions[0]->summary.find("900 tokens") == std::string::npos);
+  BOOST_TEST(compactions[0]->text.find("Checkpoint summary") != std::string::npos);
+}
+
+// A cell whose script threw is an error; a command the cell ran that exited 1 is an error of
+// that cell (its own id is not a call's).
+BOOST_AUTO_TEST_CASE(code_mode_failures_are_errors_of_their_cell) {
+  RecordBatch batch = parse(canary_file(
+      "errors", "rollout-2026-11-25T09-03-47-01a211f2-639c-7550-99cc-f29201a566eb.jsonl"));
+  auto errors_of = [&](const std::string& call) {
+    std::vector<std::string> texts;
+    for (const auto* e : with_call_id(batch, call))
+      if (e->kind == "error") texts.push_back(e->text);
+    return texts;
+  };
+  const auto missing = errors_of("call_mkDPWJdVaZLaX85TwB2mszG5");  // cat missing.txt
+  BOOST_TEST_REQUIRE(missing.size() == 1u);
+  BOOST_TEST(missing[0].find("No such file or directory") != std::string::npos);
+  const auto thrown = errors_of("call_SOA9zpDddG5dIJ2Yv7tgp2jF");  // throw new Error(...)
+  BOOST_TEST_REQUIRE(thrown.size() == 1u);
+  BOOST_TEST(thrown[0].find("deliberate script failure") != std::string::npos);
+  BOOST_TEST(errors_of("call_mm6vX33acG45dJnTv1BJ4KJU").size() == 1u);  // the bad patch
+}
+
+// A keyed usage record sits at the last item the model wrote: that event shows its tokens.
+BOOST_AUTO_TEST_CASE(usage_sits_at_the_response_it_counts) {
+  RecordBatch batch = parse(canary_file(
+      "tools", "rollout-2026-11-25T09-04-00-01a211f2-97a4-7643-9a31-2c216d702dde.jsonl"));
+  BOOST_TEST_REQUIRE(!batch.usage.empty());
+  for (const auto& u : batch.usage) {
+    BOOST_TEST_CONTEXT("usage at " << u.source_offset) {
+      const auto at = std::find_if(batch.events.begin(), batch.events.end(), [&](const auto& e) {
+        return e.source_offset == u.source_offset && e.ordinal == 0;
+      });
+      BOOST_TEST_REQUIRE((at != batch.events.end()));
+      BOOST_TEST((at->kind == "assistant_msg" || at->kind == "tool_call" || at->kind == "edit" ||
+                  at->kind == "thinking"));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_canary_fork_names_its_origin_and_sub_agent_activity_is_known) {
+  RecordBatch fork = parse(canary_file(
+      "fork", "rollout-2026-11-25T09-03-49-01a211f2-6ce2-74f0-9ebf-7870d2d73c34.jsonl"));
+  const helix::SessionRecord s = merged_session(fork);
+  BOOST_TEST(s.forked_from_native_id == "01a211f2-6ab1-7931-adfd-462b07fd4a54");
+  BOOST_TEST(s.parent_native_id.empty());
+  for (const char* name :
+       {"rollout-2026-11-25T09-03-59-01a211f2-9059-7a11-8c9b-e67c5ebe6ee7.jsonl",
+        "rollout-2026-11-25T09-03-59-01a211f2-9129-7660-98cd-1275269f67a6.jsonl"})
+    BOOST_TEST(parse(canary_file("subagents", name)).warnings.empty(), name);
 }
 
 // ---- tokens ---------------------------------------------------------------------------------
@@ -685,4 +758,19 @@ BOOST_AUTO_TEST_CASE(without_the_legacy_plugin_old_files_stay_unclaimed_until_it
   BOOST_TEST(store.find_source(wrapper)->adapter == "codex");
   BOOST_TEST(store.session("codex:05997ac9-0e06-4251-8576-cc16266d3022").has_value());
   BOOST_TEST(store.session("codex:3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51").has_value());
+}
+
+// The TypeScript CLI rewrote its document in place: one read half written fails the call (so
+// the host keeps what it stored from the last whole document) instead of parsing as empty.
+BOOST_AUTO_TEST_CASE(a_torn_typescript_document_fails_the_call) {
+  const std::string whole = helix::test::read_file(helix::test::fixture(kTypeScript));
+  RecordBatch batch;
+  BOOST_CHECK_EXCEPTION(
+      legacy().adapter().parse(
+          "/x/sessions/rollout-2025-04-20-3f8a1c2e-7b4d-4e9a-9c1f-2a6b8d0e4f51.json",
+          HELIX_LAYOUT_DOCUMENT, 0, whole.substr(0, whole.size() / 2), "", batch),
+      std::runtime_error, [](const std::runtime_error& e) {
+        return std::string(e.what()).find("not one complete JSON object") != std::string::npos;
+      });
+  BOOST_TEST(batch.events.empty());
 }

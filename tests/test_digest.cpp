@@ -530,7 +530,7 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
   const std::string claude_days = h.helix("usage --flavor claude --json").out;
   h.db().exec(fmt::format(R"sql(
     BEGIN;
-    {}
+    {} {}
     {}
     DROP TRIGGER usage_rollup_stale_insert;
     DROP TRIGGER usage_rollup_stale_delete;
@@ -540,8 +540,8 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
     {}
     PRAGMA user_version = 9;
     COMMIT;)sql",
-                          helix::test::kUndoSchema13, helix::test::kUndoSchema12,
-                          helix::test::kUndoSchema11));
+                          helix::test::kUndoSchema15, helix::test::kUndoSchema14,
+                          helix::test::kUndoSchema12, helix::test::kUndoSchema11));
   // Read-only: no migration, the same tokens and costs (without the unpriced tokens).
   const auto old_report = json::parse(h.helix("usage --by model --json").out).as_object();
   BOOST_TEST(old_report.at("totals").at("cost_usd") ==
@@ -715,4 +715,51 @@ BOOST_AUTO_TEST_CASE(the_digest_shows_the_price_books_cost_not_the_digesters) {
   BOOST_TEST(bad.exit_code == 0);
   BOOST_TEST(bad.err.find("digester plugin 'session_digest'") != std::string::npos);
   BOOST_TEST(bad.err.find("is not a regular expression") != std::string::npos);
+}
+
+// Judgements from evidence, over the canary's Claude Code 2.1.330 runs: a session that ends
+// with a successful /compact keeps the outcome of the turn before it; the HTTP 529 the CLI
+// retried is a retry; each failing call has its own error snippet; a rejected tool use is a
+// permission denial.
+BOOST_AUTO_TEST_CASE(judgements_from_evidence) {
+  Home h;
+  const fs::path canary = fs::path(HELIX_TEST_FIXTURE_DIR) / "claude/canary-2.1.330";
+  const std::string compaction =
+      "compaction/.claude/projects/"
+      "-tmp-helix-canary-claude-compaction-work-compaction/"
+      "f58d5ed5-3e4c-4939-ad88-0176243e0ea8.jsonl";
+  // Up to /compact and its output (line 38): no prompt after it.
+  std::string lines = helix::test::read_file(canary / compaction), head;
+  for (std::size_t pos = 0, n = 0; n < 38; ++n) {
+    const std::size_t end = lines.find('\n', pos) + 1;
+    head += lines.substr(pos, end - pos);
+    pos = end;
+  }
+  helix::test::write_file(
+      h.dir / "home/claude/projects/-canary/f58d5ed5-3e4c-4939-ad88-0176243e0ea8.jsonl", head);
+  const std::string errors =
+      "errors/.claude/projects/-tmp-helix-canary-claude-errors-work-errors/"
+      "b35a071c-901f-4fb4-8b5e-61e00c620cc2.jsonl";
+  helix::test::write_file(
+      h.dir / "home/claude/projects/-canary/b35a071c-901f-4fb4-8b5e-61e00c620cc2.jsonl",
+      helix::test::read_file(canary / errors));
+  h.sweep();
+
+  BOOST_TEST(h.digest("claude:f58d5ed5-3e4c-4939-ad88-0176243e0ea8").at("outcome").as_string() ==
+             "success");
+
+  auto e = h.digest("claude:b35a071c-901f-4fb4-8b5e-61e00c620cc2");
+  BOOST_TEST(at(e.at("cost").as_object(), "retries") == 1);
+  std::set<std::string> failing_tools;
+  for (const auto& s : e.at("error_snippets").as_array()) {
+    BOOST_TEST(s.at("count").as_int64() == 1);
+    failing_tools.insert(std::string(s.at("tool").as_string()));
+  }
+  BOOST_TEST(failing_tools == (std::set<std::string>{"Bash", "Edit", "Read"}));
+  BOOST_TEST(e.at("error_snippets").as_array().size() == 3u);
+
+  // entire-2.0.76-tool-errors: "The user doesn't want to proceed with this tool use. The tool
+  // use was rejected".
+  auto rejected = h.digest("claude:cf564e14-9b07-42ad-8d9a-4faa1b79a0ed");
+  BOOST_TEST(rejected.at("markers").as_object().at("permission_denied").as_int64() == 1);
 }

@@ -3,7 +3,10 @@
 // its events byte for byte, and a session that grows after its raw data was evicted keeps the
 // digest and the usage totals of a store that never evicted it.
 #define BOOST_TEST_MODULE digest_resume
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <ctime>
+#include <helix/json.hpp>
 
 #include "helix_command.hpp"
 #include "plugins/digester_instance.hpp"
@@ -150,6 +153,22 @@ std::vector<json::object> records(const fs::path& file) {
 // New lines for a Claude session: a prompt, then a copy of its last usage-carrying record under
 // a new uuid with the same message id and request id (the same model call, so the same usage
 // key) and larger output tokens.
+// An ISO-8601 time `step` seconds after the latest "timestamp" of the file's records, in a
+// later hour each round: growth is written after what the file holds.
+std::string later_than(const fs::path& file, int round, int step) {
+  int64_t latest = 0;
+  for (const auto& r : records(file))
+    if (const auto* t = r.if_contains("timestamp"); t && t->is_string())
+      latest = std::max(latest, helix::json::iso8601_ms(t->as_string()));
+  const int64_t ms = latest + (int64_t{3600} * round + step) * 1000;
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char out[32];
+  std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S.000Z", &utc);
+  return out;
+}
+
 std::string claude_growth(const fs::path& file, int round) {
   json::object prompt, call;
   for (const auto& r : records(file)) {
@@ -166,6 +185,9 @@ std::string claude_growth(const fs::path& file, int round) {
   BOOST_REQUIRE(!call.empty());
   prompt["uuid"] = fmt::format("grow-{}-prompt", round);
   prompt["message"].as_object()["content"] = fmt::format("round {}: please go on", round);
+  // Written after everything the file holds, as a session that grows is.
+  prompt["timestamp"] = later_than(file, round, 0);
+  call["timestamp"] = later_than(file, round, 1);
   call["uuid"] = fmt::format("grow-{}-call", round);
   call["parentUuid"] = prompt["uuid"];
   auto& usage = call["message"].as_object()["usage"].as_object();
@@ -194,6 +216,9 @@ std::string codex_growth(const fs::path& file, int round) {
       json::array{json::object{{"type", "input_text"}, {"text", fmt::format("round {}", round)}}};
   prompt["payload"].as_object()["id"] = fmt::format("grow-{}-prompt", round);
   answer["payload"].as_object()["id"] = fmt::format("grow-{}-answer", round);
+  prompt["timestamp"] = later_than(file, round, 0);
+  answer["timestamp"] = later_than(file, round, 1);
+  usage_record["timestamp"] = later_than(file, round, 2);
   auto& usage = usage_record["payload"].as_object()["usage"].as_object();
   usage["output_tokens"] = usage["output_tokens"].to_number<int64_t>() + 11 * round;
   usage["total_tokens"] = usage["total_tokens"].to_number<int64_t>() + 11 * round;

@@ -176,3 +176,90 @@ BOOST_AUTO_TEST_CASE(an_evicted_session_exports_its_digest_and_says_so) {
   BOOST_TEST(doc.at("digests").at(0).at("digest").at("first_prompt").as_string() ==
              "can you add a standard quokkafizz license?");
 }
+
+namespace {
+
+// The canary's runs of Claude Code 2.1.330 (subagents, compaction) and Grok Build 1.0.41
+// (subagents) as homes of their own.
+struct Canary {
+  TempDir dir;
+  std::string env;
+  Canary() {
+    const std::string copy = fmt::format(
+        "cp -r {0}/claude/canary-2.1.330/subagents/.claude {0}/claude/canary-2.1.330/compaction/. "
+        "{1}/ && cp -r {0}/grok/canary-1.0.41/subagents/.grok {1}/",
+        HELIX_TEST_FIXTURE_DIR, dir.path().string());
+    BOOST_REQUIRE(std::system(copy.c_str()) == 0);
+    env = fmt::format(
+        "CLAUDE_CONFIG_DIR={0}/.claude CODEX_HOME={0}/none GROK_HOME={0}/.grok "
+        "GEMINI_CLI_HOME={0}/none XDG_CONFIG_HOME={0}/xdg ",
+        dir.path().string());
+    BOOST_REQUIRE(helix("sweep").exit_code == 0);
+  }
+  Run helix(const std::string& args) const {
+    return run_helix(env, dir / "store", args, dir / "stderr.txt");
+  }
+};
+
+// The text of the <details> block whose summary line starts with `summary`.
+std::string details_block(const std::string& md, const std::string& summary) {
+  const auto open = md.find("<details>\n<summary>" + summary);
+  if (open == std::string::npos) return {};
+  std::size_t depth = 0, at = open;
+  for (;;) {  // nested blocks (a subagent's own calls) close before this one
+    const auto next_open = md.find("<details>", at + 1), next_close = md.find("</details>", at + 1);
+    if (next_close == std::string::npos) return {};
+    if (next_open < next_close) {
+      ++depth;
+      at = next_open;
+    } else if (depth == 0) {
+      return md.substr(open, next_close - open);
+    } else {
+      --depth;
+      at = next_close;
+    }
+  }
+}
+
+}  // namespace
+
+// A subagent's transcript is rendered inside the block of the Agent call that launched it, a
+// background agent's notification as that call's result; a compaction's summary is folded.
+BOOST_AUTO_TEST_CASE(subagents_nest_under_their_calls_and_compactions_show) {
+  Canary c;
+  const std::string md =
+      c.helix("export claude:395fed10-2032-458c-b382-c5b471aca46a --format md").out;
+  const std::string foreground = details_block(md, "Agent: ");
+  BOOST_TEST_REQUIRE(!foreground.empty(), md);
+  BOOST_TEST(foreground.find("Subagent:") != std::string::npos);
+  BOOST_TEST(foreground.find("**Subagent prompt**: [SUB1]") != std::string::npos);
+  BOOST_TEST(foreground.find("The project contains 4 regular files outside .git.") !=
+             std::string::npos);
+  const auto background = md.find("<result>The current branch is main.</result>");
+  BOOST_TEST_REQUIRE(background != std::string::npos);
+  BOOST_TEST(md.rfind("Result:", background) > md.rfind("<summary>Agent: ", background));
+
+  // show lists each subagent's events under its call, indented.
+  const std::string show = c.helix("show claude:395fed10-2032-458c-b382-c5b471aca46a").out;
+  BOOST_TEST(show.find("    [side] [SUB1]") != std::string::npos, show);
+  BOOST_TEST(show.find("bookkeeping and context events not listed") != std::string::npos);
+  BOOST_TEST(c.helix("show claude:395fed10-2032-458c-b382-c5b471aca46a --all").out.size() >
+             show.size());
+
+  const std::string compacted =
+      c.helix("export claude:f58d5ed5-3e4c-4939-ad88-0176243e0ea8 --format md").out;
+  const std::string summary = details_block(compacted, "Summary of the conversation so far");
+  BOOST_TEST(summary.find("Checkpoint summary") != std::string::npos, compacted);
+}
+
+// sessions --tree: Grok's subagent session under the session that launched it.
+BOOST_AUTO_TEST_CASE(sessions_tree_nests_subagent_sessions) {
+  Canary c;
+  const std::string tree = c.helix("sessions --tree --flavor grok").out;
+  std::vector<std::string> rows;
+  for (const auto& line : lines(tree))
+    if (line.starts_with("grok:") || line.starts_with("  grok:")) rows.push_back(line);
+  BOOST_TEST_REQUIRE(rows.size() == 2u, tree);
+  BOOST_TEST(rows[0].starts_with("grok:"));
+  BOOST_TEST(rows[1].starts_with("  grok:"));
+}

@@ -7,12 +7,15 @@
 
 #include "config/config.hpp"
 #include "ingest/sweep.hpp"
+#include "store/search_query.hpp"
+#include "store/session_counters.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <set>
 
 using namespace helix;
@@ -102,7 +105,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_session_copying_earlier_records_counts_each_recor
 }
 
 // Each file swept alone gives its own events; together they form one session whose events are
-// the union: records with a uid once per (uid, ordinal), records without one all kept.
+// the union: records with a uid once per (kind, uid, ordinal), records without one all kept.
 void check_union(const std::string& fixture_dir) {
   const auto files = directory(fixture_dir);
   BOOST_REQUIRE(files.size() >= 2u);
@@ -115,7 +118,10 @@ void check_union(const std::string& fixture_dir) {
       session_ids.insert(session);
       for (const auto& e : events) {
         const bool has_uid = e.find("||") != e.find('|');  // kind|uid|...: an empty uid
-        if (!has_uid || with_uid[session].insert(e).second) expected[session].push_back(e);
+        // Copies are one record by (uid, ordinal), even where their texts differ (a subagent's
+        // link, from its sidecar and from the parent's result): the first file's is kept.
+        const std::string record = e.substr(0, e.find('|', e.find('|', e.find('|') + 1) + 1));
+        if (!has_uid || with_uid[session].insert(record).second) expected[session].push_back(e);
       }
     }
   }
@@ -136,4 +142,149 @@ BOOST_AUTO_TEST_CASE(subagent_files_join_their_parent_session) {
 
 BOOST_AUTO_TEST_CASE(legacy_agent_files_sharing_a_session_id_merge_into_it) {
   check_union("claude/ccl-2.0.28-legacy-agent-layout/-Users-dain-workspace-danieldemmel-me-next");
+}
+
+// ---- forks, links and time order over the canary's runs (tests/fixtures/*/canary-*) ----------
+
+namespace {
+
+// A fake HOME holding one canary scenario's agent tree, swept into a store that stays open.
+struct SweptHome {
+  test::TempDir dir;
+  std::unique_ptr<Store> store;
+  std::vector<SessionRow> sessions;
+
+  const SessionRow& session(const std::string& uid) const {
+    auto it = std::find_if(sessions.begin(), sessions.end(),
+                           [&](const SessionRow& s) { return s.uid == uid; });
+    BOOST_TEST_REQUIRE((it != sessions.end()), "no session " << uid);
+    return *it;
+  }
+  int hits(const std::string& phrase) {
+    SearchQuery q;
+    q.match = "\"" + phrase + "\"";
+    q.limit = 100;
+    return static_cast<int>(search(*store, q).size());
+  }
+};
+
+// Copies the scenario's tree (renaming files as `rename` says: "old name" -> "new name") and
+// sweeps it with the real plugins.
+std::unique_ptr<SweptHome> sweep_scenario(const std::string& scenario,
+                                          const std::map<std::string, std::string>& rename = {}) {
+  auto home = std::make_unique<SweptHome>();
+  const auto root = std::filesystem::path(HELIX_TEST_FIXTURE_DIR) / scenario;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(root)) {
+    if (!f.is_regular_file() || f.path().filename() == "mock-replies.ndjson") continue;
+    auto target = home->dir / std::filesystem::relative(f.path(), root);
+    if (auto to = rename.find(f.path().filename().string()); to != rename.end())
+      target = target.parent_path() / to->second;
+    test::write_file(target, test::read_file(f.path()));
+  }
+  ::setenv("CLAUDE_CONFIG_DIR", (home->dir / ".claude").c_str(), 1);
+  ::setenv("CODEX_HOME", (home->dir / ".codex").c_str(), 1);
+  ::setenv("GROK_HOME", (home->dir / ".grok").c_str(), 1);
+  ::setenv("GEMINI_CLI_HOME", (home->dir / "none").c_str(), 1);
+  PluginRegistry registry;
+  registry.load_directory(HELIX_TEST_PLUGIN_DIR);
+  Config config;
+  config.final_line_grace_seconds = 0;
+  home->store = std::make_unique<Store>(home->dir / "store/helix.db");
+  Sweep(*home->store, registry, config).run();
+  home->sessions = home->store->sessions(SessionFilter{});
+  return home;
+}
+
+// Each event stamped no earlier than 100 ms before the latest one stored ahead of it.
+bool in_time_order(const std::vector<EventRow>& events) {
+  int64_t latest = 0;
+  for (const auto& e : events) {
+    if (e.ts_ms == 0) continue;
+    if (e.ts_ms + 100 < latest) return false;
+    latest = std::max(latest, e.ts_ms);
+  }
+  return true;
+}
+
+}  // namespace
+
+// --fork-session: the fork e41fc739 copies the origin 0e1b0555's first turn. Whichever file is
+// read first, the copies are the origin's: found once, counted once, and the fork's title and
+// start are its own.
+BOOST_AUTO_TEST_CASE(a_fork_refers_to_its_origins_records_in_either_order) {
+  const std::string origin = "claude:0e1b0555-1c57-42bf-9322-fce908955414";
+  const std::string fork = "claude:e41fc739-04eb-4eb6-9108-1632d35fb7ba";
+  for (bool origin_first : {true, false}) {
+    BOOST_TEST_CONTEXT("origin read first: " << origin_first) {
+      std::map<std::string, std::string> rename;
+      if (!origin_first)  // the fork's file sorts first (the records name their session)
+        rename["0e1b0555-1c57-42bf-9322-fce908955414.jsonl"] = "z-origin.jsonl";
+      auto home = sweep_scenario("claude/canary-2.1.330/fork", rename);
+      BOOST_TEST_REQUIRE(home->sessions.size() == 2u);
+      const SessionRow& o = home->session(origin);
+      const SessionRow& f = home->session(fork);
+      BOOST_TEST(f.forked_from == origin);
+      BOOST_TEST(o.forked_from.empty());
+      BOOST_TEST(home->hits("Print fork-origin in the shell") == 1);
+      BOOST_TEST(home->hits("Answer in a fork of this session") == 1);
+      BOOST_TEST(o.turns == 1);
+      BOOST_TEST(f.turns == 1);
+      BOOST_TEST(f.title == "Answer in a fork of this session. [F2]");
+      BOOST_TEST(f.started_at_ms > o.ended_at_ms - 1);  // not the copied records' time
+      // The origin's two model calls are its own; the fork has its one.
+      int64_t origin_calls = 0, fork_calls = 0;
+      for (const auto& e : home->store->events(origin, false)) origin_calls += e.tokens > 0;
+      for (const auto& e : home->store->events(fork, false)) fork_calls += e.tokens > 0;
+      BOOST_TEST(origin_calls == 2);
+      BOOST_TEST(fork_calls == 1);
+      BOOST_TEST(sessions_with_wrong_counters(home->store->database()).empty());
+    }
+  }
+}
+
+// Grok's fork is known as one only from its summary.json, read after its chat_history: the
+// copies its chat_history gave become references then.
+BOOST_AUTO_TEST_CASE(a_fork_known_late_drops_its_copies) {
+  auto home = sweep_scenario("grok/canary-1.0.41/fork");
+  BOOST_TEST_REQUIRE(home->sessions.size() == 2u);
+  const SessionRow* fork = nullptr;
+  for (const auto& s : home->sessions)
+    if (!s.forked_from.empty()) fork = &s;
+  BOOST_TEST_REQUIRE(fork != nullptr);
+  BOOST_TEST(fork->turns == 1);
+  BOOST_TEST(home->hits("Print fork-origin in the shell") == 1);
+  BOOST_TEST(sessions_with_wrong_counters(home->store->database()).empty());
+}
+
+// Claude Code's subagents: each transcript's events carry the id of the Agent call that
+// launched it (resolved from agent-*.meta.json and the Agent results), sit in time order inside
+// the parent, and the background result is found with the subagent's answer.
+BOOST_AUTO_TEST_CASE(subagents_are_linked_to_their_calls_in_time_order) {
+  auto home = sweep_scenario("claude/canary-2.1.330/subagents");
+  BOOST_TEST_REQUIRE(home->sessions.size() == 1u);
+  const auto events = home->store->events(home->sessions[0].uid, false);
+  BOOST_TEST(in_time_order(events));
+  std::map<std::string, int64_t> call_seq;
+  for (const auto& e : events)
+    if (e.kind == "tool_call" && e.tool == "Agent") call_seq[e.call_id] = e.seq;
+  BOOST_TEST_REQUIRE(call_seq.size() == 2u);
+  std::map<std::string, int> linked;
+  for (const auto& e : events)
+    if (e.is_sidechain && call_seq.count(e.call_id)) {
+      ++linked[e.call_id];
+      BOOST_TEST(e.seq > call_seq[e.call_id]);
+    }
+  BOOST_TEST(linked.size() == 2u);
+  for (const auto& e : events) BOOST_TEST(!e.call_id.starts_with("agent-"), e.summary);
+  BOOST_TEST(home->hits("current branch is main") == 2);
+  BOOST_TEST(sessions_with_wrong_counters(home->store->database()).empty());
+}
+
+// Grok's runtime events (events.jsonl) are read after the conversation they happened among.
+BOOST_AUTO_TEST_CASE(grok_runtime_events_are_placed_by_time) {
+  auto home = sweep_scenario("grok/canary-1.0.41/tools");
+  BOOST_TEST_REQUIRE(home->sessions.size() == 1u);
+  const auto events = home->store->events(home->sessions[0].uid, false);
+  BOOST_TEST(in_time_order(events));
+  BOOST_TEST(sessions_with_wrong_counters(home->store->database()).empty());
 }

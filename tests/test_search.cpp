@@ -293,7 +293,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
   helix::Database db(store_db);
   db.exec(fmt::format(R"sql(
     BEGIN;
-    {}
+    {} {}
     CREATE TEMP TABLE old_rows AS SELECT id, tool, body FROM search_event_texts;
     DROP TRIGGER search_events_forget;
     DROP TABLE search_events;
@@ -317,7 +317,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     {}
     PRAGMA user_version = 7;
     COMMIT;)sql",
-                      helix::test::kUndoSchema13,
+                      helix::test::kUndoSchema15, helix::test::kUndoSchema14,
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "
                                 "SELECT id, tool, body FROM old_rows ORDER BY id;"
                               : "INSERT INTO search_backlog SELECT id FROM events;",
@@ -357,12 +357,17 @@ BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_it
                                          std::string(RecallHome::kClaude) + "'") > 0,
                         "the sweep wrote no digest (is the session_digest plugin built?)");
   BOOST_REQUIRE(search_json(home, "'\"Permission is hereby granted\"'").size() >= 1u);
-  // The bytes of the word index's segments: a handful of pages here whatever it holds (the
-  // stemmed index of three small sessions fits in one), so the segments are what shows it.
-  const std::string fts_bytes = "SELECT SUM(length(block)) FROM search_events_data";
+  const std::string fts_bytes =
+      "SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'search\\_events%' ESCAPE '\\'";
   const std::string usage_rows =
       "SELECT COUNT(*) FROM usage WHERE session_uid = '" + std::string(RecallHome::kClaude) + "'";
+  // The index's own bytes (its segments), and its pages: a small index may already sit in the
+  // fewest pages FTS5 keeps, so pages can only not grow; its documents and bytes must drop.
+  const std::string fts_documents = "SELECT COUNT(*) FROM search_events_docsize";
+  const std::string fts_data = "SELECT SUM(length(block)) FROM search_events_data";
   const int64_t index_before = count(check, fts_bytes);
+  const int64_t documents_before = count(check, fts_documents);
+  const int64_t data_before = count(check, fts_data);
   const int64_t usage_before = count(check, usage_rows);
   BOOST_REQUIRE(usage_before > 0);
   // The real eviction: Tier 1 rows go, the index is rewritten without tombstones and the freed
@@ -372,6 +377,8 @@ BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_it
   {
     helix::Database db(home.store_db(), /*read_only=*/true);
     BOOST_TEST(count(db, fts_bytes) <= index_before);  // compacted: no tombstones kept
+    BOOST_TEST(count(db, fts_documents) < documents_before);
+    BOOST_TEST(count(db, fts_data) < data_before);
     BOOST_TEST(count(db, usage_rows) == usage_before);
   }
   // The first prompt is in the digest: one Tier 2 hit for the session.

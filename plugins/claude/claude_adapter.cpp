@@ -47,8 +47,11 @@ bool is_uuid(std::string_view s) {
 }
 
 // ".../<session-uuid>/subagents/..." -> "<session-uuid>"; empty when the path has no subagents dir.
+// Looked for below the last "/projects/", so that a directory named "subagents" above the root
+// (in the home's path, say) is not taken for the session's.
 std::string_view subagent_session_dir(std::string_view path) {
-  auto at = path.find("/subagents/");
+  auto projects = path.rfind("/projects/");
+  auto at = path.find("/subagents/", projects == std::string_view::npos ? 0 : projects);
   if (at == std::string_view::npos) return {};
   auto start = path.rfind('/', at - 1);
   return start == std::string_view::npos ? path.substr(0, at)
@@ -71,6 +74,7 @@ SourceInfo source_info(std::string_view path) {
   SourceInfo info;
   info.fallback_session_id = is_uuid(stem) ? stem : subagent_session_dir(path);
   info.agent_file = is_agent_file(path, stem);
+  if (info.agent_file) info.agent_id = stem.substr(6);
   return info;
 }
 
@@ -155,7 +159,8 @@ class ClaudeAdapter final : public helix::Adapter {
                : 0;
   }
 
-  // agent-<id>.meta.json: announces the subagent (type, description) on the parent session.
+  // agent-<id>.meta.json: announces the subagent (type, description) on the parent session, and
+  // links its transcript to the call that launched it (toolUseId, from 2.1.1xx on).
   void parse_agent_meta(helix::ParseContext& ctx) {
     std::string_view session = subagent_session_dir(ctx.path());
     boost::system::error_code ec;
@@ -173,10 +178,14 @@ class ClaudeAdapter final : public helix::Adapter {
     std::string summary = "subagent " + std::string(agent_id) + " (" +
                           std::string(type.empty() ? "agent" : type) +
                           "): " + std::string(description);
+    const std::string link = helix::claude::subagent_link_uid(agent_id);
     helix::Event e;
     e.session_id = session;
     e.source_offset = ctx.base_offset();
+    e.ordinal = helix::claude::kLinkOrdinal;
     e.flags = HELIX_EVENT_SIDECHAIN;
+    e.uid = link;
+    e.call_id = helix::json::str(*fields, "toolUseId");
     e.kind = "lifecycle";
     e.role = "system";
     e.summary = summary;
@@ -205,9 +214,9 @@ constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSes
                                                      .event_name_keys = kHookEventKeys});
 }  // namespace
 
-HELIX_ADAPTER(ClaudeAdapter, .name = "claude", .version = "1.0.0",
+HELIX_ADAPTER(ClaudeAdapter, .name = "claude", .version = "1.1.0",
               .description =
                   "Claude Code transcripts (~/.claude/projects, subagents, agent "
                   "metadata)",
               .flavor = "claude", .root_env = "CLAUDE_CONFIG_DIR", .roots = kRoots,
-              .patterns = kPatterns, .resume = &kResume, .hook = &kHook)
+              .patterns = kPatterns, .resume = &kResume, .hook = &kHook, .reparse_below = "1.1.0")

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <helix/json.hpp>
+#include <optional>
 
 #include "claude_tools.hpp"
 
@@ -17,7 +18,7 @@ using json::str;
 
 namespace {
 
-constexpr std::array<std::string_view, 27> kKnownTypes = {"user",
+constexpr std::array<std::string_view, 33> kKnownTypes = {"user",
                                                           "assistant",
                                                           "system",
                                                           "summary",
@@ -43,7 +44,13 @@ constexpr std::array<std::string_view, 27> kKnownTypes = {"user",
                                                           "marble-origami-commit",
                                                           "marble-origami-snapshot",
                                                           "frame-link",
-                                                          "file-history-delta"};
+                                                          "file-history-delta",
+                                                          "api-request",
+                                                          "api-request-blob",
+                                                          "api-request-shape",
+                                                          "cost-state",
+                                                          "atis-latch",
+                                                          "tools-used"};
 
 // Title sources by precedence (custom-title > agent-name > ai-title > summary).
 struct TitleSource {
@@ -118,16 +125,138 @@ std::string_view detail_of(const bj::object& record) {
   return {};
 }
 
-// "record:<FNV-1a 64 of the record's bytes>": a stable name for a record that has no uuid.
-std::string content_uid(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+// The bookkeeping records of Claude Code 2.1.3xx (tests/fixtures/claude/SOURCES.md, Source G): what
+// the CLI sent to the API and what it cost. Each becomes an `other` event (bookkeeping: shown by
+// `show --all`, not searched) whose summary and text carry its useful fields; the request contents
+// (api-request-blob, api-request-shape) stay in the payload only, as they repeat the prompt, the
+// tools and the conversation already mapped.
+struct Bookkeeping {
+  std::string summary, text;
+};
+
+std::string short_hash(std::string_view hash) { return std::string(hash.substr(0, 12)); }
+
+std::string usd(double dollars) {
   char out[32];
-  std::snprintf(out, sizeof out, "record:%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(out, sizeof out, "$%.4f", dollars);
   return out;
 }
 
+Bookkeeping api_request(const bj::object& r) {
+  const bj::object* params = obj(r, "params");
+  std::string_view model = params ? str(*params, "model") : std::string_view();
+  Bookkeeping b{"api-request: " + std::string(model.empty() ? "(model not named)" : model), ""};
+  if (auto source = str(r, "querySource"); !source.empty())
+    b.summary += " (" + std::string(source) + ")";
+  b.text = "model " + std::string(model) + "; query source " + std::string(str(r, "querySource")) +
+           "; id " + std::string(str(r, "id")) + "; shape " + short_hash(str(r, "shapeHash"));
+  return b;
+}
+
+Bookkeeping api_request_blob(const bj::object& r) {
+  std::string role;
+  if (auto* message = obj(r, "message")) role = str(*message, "role");
+  return {
+      "api-request-blob " + short_hash(str(r, "hash")) + (role.empty() ? "" : " (" + role + ")"),
+      ""};
+}
+
+Bookkeeping api_request_shape(const bj::object& r) {
+  std::size_t tools = 0, system = 0;
+  if (auto* shape = obj(r, "shape")) {
+    if (auto* list = arr(*shape, "tools")) tools = list->size();
+    if (auto* list = arr(*shape, "system")) system = list->size();
+  }
+  return {"api-request-shape " + short_hash(str(r, "shapeHash")) + ": " + std::to_string(system) +
+              " system blocks, " + std::to_string(tools) + " tools",
+          ""};
+}
+
+// cost-state: Claude Code's own running cost, in total and per model with the tokens it counted.
+Bookkeeping cost_state(const bj::object& r) {
+  auto* total = r.if_contains("totalCostUSD");
+  const std::string total_text = total && total->is_number() ? usd(json::real(total)) : "no total";
+  Bookkeeping b{"cost-state: " + total_text, "total " + total_text};
+  if (auto* models = obj(r, "modelUsage")) {
+    for (const auto& [model, entry] : *models) {
+      auto* use = entry.if_object();
+      if (!use) continue;
+      auto* cost = use->if_contains("costUSD");
+      b.text += "; " + std::string(model) + " " +
+                (cost && cost->is_number() ? usd(json::real(cost)) : "unpriced") + " (input " +
+                std::to_string(num(*use, "inputTokens")) + ", output " +
+                std::to_string(num(*use, "outputTokens")) + ", cache read " +
+                std::to_string(num(*use, "cacheReadInputTokens")) + ", cache write " +
+                std::to_string(num(*use, "cacheCreationInputTokens")) + ")";
+    }
+  }
+  if (json::truthy(r, "hasUnknownModelCost")) b.text += "; some model's cost unknown";
+  return b;
+}
+
+Bookkeeping tools_used(const bj::object& r) {
+  std::string names;
+  if (auto* tools = arr(r, "tools"))
+    for (const auto& t : *tools)
+      if (auto* name = t.if_string()) names.append(names.empty() ? "" : ", ").append(*name);
+  return {"tools-used: " + names, names};
+}
+
+Bookkeeping atis_latch(const bj::object& r) {
+  auto atis = str(r, "atis");
+  return {"atis-latch" + (atis.empty() ? std::string() : ": " + std::string(atis)),
+          std::string(atis)};
+}
+
+std::optional<Bookkeeping> bookkeeping_of(std::string_view type, const bj::object& r) {
+  if (type == "api-request") return api_request(r);
+  if (type == "api-request-blob") return api_request_blob(r);
+  if (type == "api-request-shape") return api_request_shape(r);
+  if (type == "cost-state") return cost_state(r);
+  if (type == "tools-used") return tools_used(r);
+  if (type == "atis-latch") return atis_latch(r);
+  return std::nullopt;
+}
+
+// FNV-1a 64 of the anchor and the record's bytes, as 16 hex digits.
+std::string content_hash(std::string_view anchor, std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (std::string_view part : {anchor, std::string_view("\n"), bytes})
+    for (unsigned char c : part) h = (h ^ c) * 0x100000001b3ull;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+// The text between <tag> and </tag> in a task notification, or "".
+std::string_view tag_text(std::string_view text, std::string_view tag) {
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  auto start = text.find(open);
+  if (start == std::string_view::npos) return {};
+  start += open.size();
+  auto end = text.find(close, start);
+  return end == std::string_view::npos ? std::string_view() : text.substr(start, end - start);
+}
+
+// "context compacted (manual, 12345 tokens before)" from a boundary's compactMetadata.
+std::string compaction_summary(const bj::object& record, std::string_view subtype) {
+  const bool micro = subtype == "microcompact_boundary";
+  std::string summary = micro ? "tool results cleared from the context" : "context compacted";
+  const bj::object* meta = obj(record, micro ? "microcompactMetadata" : "compactMetadata");
+  if (!meta) return summary;
+  std::string detail(str(*meta, "trigger"));
+  if (auto tokens = num(*meta, "preTokens"); tokens > 0)
+    detail += (detail.empty() ? "" : ", ") + std::to_string(tokens) + " tokens before";
+  if (auto saved = num(*meta, "tokensSaved"); saved > 0)
+    detail += (detail.empty() ? "" : ", ") + std::to_string(saved) + " tokens saved";
+  return detail.empty() ? summary : summary + " (" + detail + ")";
+}
+
 }  // namespace
+
+std::string subagent_link_uid(std::string_view agent_id) {
+  return "agent-" + std::string(agent_id);
+}
 
 bool is_known_type(std::string_view type) {
   for (auto t : kKnownTypes)
@@ -141,6 +270,7 @@ struct RecordMapper::Record {
   uint64_t offset = 0;
   int64_t ts_ms = 0;
   uint32_t flags = 0;
+  std::string link;  // a subagent's record: the uid of the link to the call that launched it
   bool sidechain() const { return flags & HELIX_EVENT_SIDECHAIN; }
 };
 
@@ -156,19 +286,35 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
     return ctx_.warn(offset, "missing_session_id",
                      "a '" + std::string(type) + "' record names no session and the path none");
   // Records without a uuid (file-history-snapshot, summary, queue-operation...) are named by
-  // their bytes, so the copy a resumed session repeats in its new file counts once (OQ6).
-  const std::string derived_uid = str(o, "uuid").empty() ? content_uid(payload) : std::string();
+  // their bytes and place, so the copy a resumed session repeats in its new file counts once
+  // (OQ6) while a repeated record of one file stays an event of its own.
+  const std::string derived_uid =
+      str(o, "uuid").empty() ? uid_without_uuid(payload) : std::string();
+  if (!str(o, "uuid").empty()) {
+    anchor_ = str(o, "uuid");
+    since_anchor_.clear();
+  }
   Record r{o,
            type,
            session,
            derived_uid.empty() ? str(o, "uuid") : derived_uid,
            str(o, "parentUuid"),
            payload,
-           offset};
+           offset,
+           0,
+           0,
+           {}};
   r.ts_ms = json::iso8601_ms(str(o, "timestamp"));
   if (auto* snapshot = obj(o, "snapshot"); r.ts_ms == 0 && snapshot)  // file-history-snapshot
     r.ts_ms = json::iso8601_ms(str(*snapshot, "timestamp"));
   r.flags = source_.agent_file || json::truthy(o, "isSidechain") ? HELIX_EVENT_SIDECHAIN : 0u;
+  if (r.sidechain()) {  // a subagent's record: linked to the call that launched it
+    std::string_view agent = str(o, "agentId");
+    if (agent.empty()) agent = source_.agent_id;
+    if (!agent.empty()) r.link = subagent_link_uid(agent);
+    if (!r.link.empty() && r.parent_uid.empty() && !str(o, "uuid").empty())
+      r.parent_uid = r.link;  // the subagent's first record hangs under the call
+  }
   note_session(r);
 
   record_.emplace(ctx_, Event{.session_id = r.session_id,
@@ -179,6 +325,7 @@ void RecordMapper::map(const bj::object& o, std::string_view payload, uint64_t o
                               .parent_uid = r.parent_uid,
                               .payload = r.payload});
   if (type == "cost-state") emit_agent_totals(r);
+  current_link_ = r.link;
   if (type == "user")
     map_user(r);
   else if (type == "assistant")
@@ -208,6 +355,11 @@ void RecordMapper::note_session(const Record& r) {
     if (r.ts_ms > facts.ended_at_ms) facts.ended_at_ms = r.ts_ms;
   }
   if (auto version = str(r.o, "version"); !version.empty()) facts.agent_version = version;
+  // --fork-session copies the origin's records under the new session id; the copied assistant
+  // records keep the origin's id in requestSessionId.
+  if (auto origin = str(r.o, "requestSessionId");
+      !origin.empty() && origin != r.session_id && facts.forked_from.empty())
+    facts.forked_from = origin;
   if (r.sidechain()) return;
   if (auto cwd = str(r.o, "cwd"); facts.cwd.empty()) facts.cwd = cwd;
   if (auto branch = str(r.o, "gitBranch"); !branch.empty()) facts.git_branch = branch;
@@ -231,7 +383,51 @@ Event RecordMapper::event_of(const Record&, uint32_t ordinal, std::string_view k
   return e;
 }
 
-void RecordMapper::emit(const Event& e) { record_->emit(e, e.ordinal); }
+// A subagent's event that pairs with nothing of its own carries the link to its launching call.
+void RecordMapper::emit(Event e) {
+  if (e.call_id.empty() && !current_link_.empty()) e.call_id = current_link_;
+  record_->emit(e, e.ordinal);
+}
+
+std::string RecordMapper::uid_without_uuid(std::string_view payload) {
+  std::string hash = content_hash(anchor_, payload);
+  const int seen = ++since_anchor_[hash];
+  return "record:" + hash + (seen > 1 ? "#" + std::to_string(seen) : std::string());
+}
+
+// The parent's result of an Agent call names the subagent it started (toolUseResult.agentId):
+// a link event, the same the agent-*.meta.json sidecar gives (the first stored is kept).
+void RecordMapper::emit_subagent_link(const Record& r, std::string_view call_id) {
+  auto* result = obj(r.o, "toolUseResult");
+  std::string_view agent = result ? str(*result, "agentId") : std::string_view();
+  if (agent.empty() || call_id.empty()) return;
+  const std::string uid = subagent_link_uid(agent);
+  std::string_view type = str(*result, "agentType");
+  std::string_view what = str(*result, "description");
+  const std::string summary = "subagent " + std::string(agent) + " (" +
+                              std::string(type.empty() ? "agent" : type) + ")" +
+                              (what.empty() ? "" : ": " + std::string(what));
+  Event e = event_of(r, kLinkOrdinal, "lifecycle", "system");
+  e.flags = HELIX_EVENT_SIDECHAIN;
+  e.uid = uid;
+  e.parent_uid = {};
+  e.call_id = call_id;
+  e.summary = summary;
+  e.text = what;
+  ctx_.event(e);
+}
+
+// A background task's result arrives as a user turn: the result of the call that launched it
+// (a tool_result delivered by the user's side, role user), searchable like what the user reads.
+void RecordMapper::emit_task_notification(const Record& r, uint32_t ordinal,
+                                          std::string_view text) {
+  Event e = event_of(r, ordinal, "tool_result", "user");
+  e.call_id = tag_text(text, "tool-use-id");
+  std::string_view summary = tag_text(text, "summary");
+  e.summary = summary.empty() ? std::string_view("task notification") : summary;
+  e.text = text;
+  emit(e);
+}
 
 // ---- user -------------------------------------------------------------------------------------
 
@@ -256,7 +452,8 @@ void RecordMapper::map_user_block(const Record& r, uint32_t ordinal, const bj::o
     e.call_id = str(block, "tool_use_id");
     e.text = text;
     e.summary = text;
-    return emit(e);
+    emit(e);
+    return emit_subagent_link(r, str(block, "tool_use_id"));
   }
   // image, document or a future block: part of what the user sent, described by its type.
   std::string summary = "[" + std::string(type) + "]";
@@ -270,10 +467,17 @@ void RecordMapper::map_user_block(const Record& r, uint32_t ordinal, const bj::o
 // opens the compacted context), isMeta expansions and CLI output tags (other). Interrupt
 // notices are human_intervention.
 void RecordMapper::emit_user_text(const Record& r, uint32_t ordinal, std::string_view text) {
+  if (trim_front(text).starts_with("<task-notification>") && !tag_text(text, "tool-use-id").empty())
+    return emit_task_notification(r, ordinal, text);
   Event e = event_of(r, ordinal, "user_msg", "user");
   if (json::truthy(r.o, "isCompactSummary")) {
+    // What the model reads instead of the compacted conversation (its boundary, just before,
+    // is the compaction event).
     e.kind = "lifecycle";
     e.role = "system";
+    e.text = text;
+    e.summary = "summary of the conversation so far";
+    return emit(e);
   } else if (trim_front(text).starts_with("[Request interrupted by user")) {
     e.kind = "human_intervention";
   } else if (json::truthy(r.o, "isMeta") || is_cli_output(text)) {
@@ -290,13 +494,14 @@ void RecordMapper::map_assistant(const Record& r) {
   auto* message = obj(r.o, "message");
   if (!message) return;
   std::string_view model = str(*message, "model");
-  if (model == kSynthetic) model = {};
+  const bool synthetic = model == kSynthetic;  // written by the CLI, not a model call
+  if (synthetic) model = {};
   if (!model.empty() && !r.sidechain()) sessions_[std::string(r.session_id)].model = model;
   if (auto* blocks = arr(*message, "content"))
     for (std::size_t i = 0; i < blocks->size(); ++i)
       if (auto* block = (*blocks)[i].if_object())
         map_assistant_block(r, static_cast<uint32_t>(i), *block, model);
-  emit_usage(r, *message, model);
+  if (!synthetic) emit_usage(r, *message, model);
 }
 
 void RecordMapper::map_assistant_block(const Record& r, uint32_t ordinal, const bj::object& block,
@@ -333,14 +538,18 @@ void RecordMapper::map_assistant_block(const Record& r, uint32_t ordinal, const 
   emit(e);
 }
 
-// One usage row per record; split lines of one response share the key and the host keeps the
-// largest. Nested usage (progress data, toolUseResult) is never read.
+// One usage row per record; split lines of one response share the key (message.id and
+// requestId, as ccusage has it) and the host keeps the largest, in whichever file (a subagent's
+// sidechain copy included). A line without both ids is a call of its own: message.id alone is
+// no proof of a repeat (ccusage does not de-duplicate such lines either). Nested usage (progress
+// data, toolUseResult) is never read.
 void RecordMapper::emit_usage(const Record& r, const bj::object& message, std::string_view model) {
   auto* usage = obj(message, "usage");
   if (!usage) return;
-  std::string key(str(message, "id"));
-  if (auto request = str(r.o, "requestId"); !key.empty() && !request.empty())
-    key.append("/").append(request);
+  std::string key;
+  if (auto id = str(message, "id"), request = str(r.o, "requestId");
+      !id.empty() && !request.empty())
+    key = std::string(id) + "/" + std::string(request);
   Usage u;
   u.session_id = r.session_id;
   u.key = key;
@@ -395,16 +604,17 @@ void RecordMapper::map_system(const Record& r) {
   auto subtype = str(r.o, "subtype");
   std::string summary = "system/" + std::string(subtype);
   if (subtype == "compact_boundary" || subtype == "microcompact_boundary") {
+    // One compaction event per compaction, with its trigger and the context size before it.
     Event e = event_of(r, 0, "lifecycle", "system");
     // compact_boundary starts a new root; its logical parent is the last pre-compaction record.
     if (auto logical = str(r.o, "logicalParentUuid"); !logical.empty()) e.parent_uid = logical;
-    e.text = str(r.o, "content");
-    summary.append(": ").append(e.text);
+    summary = compaction_summary(r.o, subtype);
     e.summary = summary;
     return emit(e);
   }
   if (subtype == "api_error" || subtype == "error") {
-    Event e = event_of(r, 0, "error", "system");
+    // An API error the CLI retries (retryAttempt) is a retry; without one it is an error.
+    Event e = event_of(r, 0, num(r.o, "retryAttempt") > 0 ? "retry" : "error", "system");
     auto* error = r.o.if_contains("error");
     std::string text = error && !error->is_null() ? bj::serialize(*error) : std::string();
     if (text.empty() || text == "{}") text = str(r.o, "content");
@@ -417,9 +627,16 @@ void RecordMapper::map_system(const Record& r) {
   }
 }
 
-// Every other record (progress, attachment, snapshots, queue, titles, modes, unknown types) is
-// kept as "other", summarised by type/subtype and its human detail.
+// The 2.1.3xx bookkeeping records are lifecycle events (bookkeeping_of). Every other record
+// (progress, attachment, snapshots, queue, titles, modes, unknown types) is kept as "other",
+// summarised by type/subtype and its human detail.
 void RecordMapper::map_other(const Record& r) {
+  if (auto b = bookkeeping_of(r.type, r.o)) {
+    Event e = event_of(r, 0, "other", "system");
+    e.summary = b->summary;
+    e.text = b->text;
+    return emit(e);
+  }
   if (!is_known_type(r.type))
     ctx_.warn(r.offset, "unknown_type",
               "unknown record type '" + std::string(r.type) + "' kept as other");
@@ -435,7 +652,8 @@ void RecordMapper::map_other(const Record& r) {
 
 // ---- state and sessions -----------------------------------------------------------------------
 
-// State: {"last": "<session id last named>", "titles": {"<session id>": <best title rank>}}.
+// State: {"last": "<session id last named>", "titles": {"<session id>": <best title rank>},
+// "anchor": "<last uuid>", "since": {"<hash>": <copies since the anchor>}}.
 void RecordMapper::load_state() {
   if (ctx_.state().empty()) return;
   boost::system::error_code ec;
@@ -446,6 +664,10 @@ void RecordMapper::load_state() {
   if (auto* titles = obj(*root, "titles"))
     for (const auto& [id, rank] : *titles)
       title_ranks_[std::string(id)] = static_cast<int>(num(&rank));
+  anchor_ = str(*root, "anchor");
+  if (auto* since = obj(*root, "since"))
+    for (const auto& [hash, n] : *since)
+      since_anchor_[std::string(hash)] = static_cast<int>(num(&n));
 }
 
 void RecordMapper::finish() {
@@ -459,12 +681,16 @@ void RecordMapper::finish() {
     s.agent_version = facts.agent_version;
     s.started_at_ms = facts.started_at_ms;
     s.ended_at_ms = facts.ended_at_ms;
+    s.forked_from_native_id = facts.forked_from;
     ctx_.session(s);
   }
-  bj::object titles;
+  bj::object titles, since;
   for (const auto& [id, rank] : title_ranks_) titles[id] = rank;
-  ctx_.save_state(
-      bj::serialize(bj::object{{"last", last_session_id_}, {"titles", std::move(titles)}}));
+  for (const auto& [hash, n] : since_anchor_) since[hash] = n;
+  ctx_.save_state(bj::serialize(bj::object{{"last", last_session_id_},
+                                           {"titles", std::move(titles)},
+                                           {"anchor", anchor_},
+                                           {"since", std::move(since)}}));
 }
 
 }  // namespace helix::claude

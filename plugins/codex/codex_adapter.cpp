@@ -33,6 +33,11 @@ struct State {
   std::string replay_second;  // token_counts stamped in this second replay the parent's
   bool replay_done = false;
   std::vector<std::string> running_calls;  // outputs said "still running"; status comes later
+  std::vector<std::string> open_calls;     // calls whose output has not come yet
+  uint64_t last_output_offset = 0;         // the last item the model wrote: its usage is the call's
+  bool has_output_offset = false;
+  int64_t context_tokens = 0;  // the input of the last model call: the context's size
+  bool summarizing = false;    // between a compaction's summary and its compacted line
 
   static State load(std::string_view saved) {
     State s;
@@ -52,22 +57,34 @@ struct State {
       for (std::size_t i = 0; i < prev->size(); ++i) s.previous_total[i] = num(&(*prev)[i]);
     if (const auto* running = arr(*o, "running"))
       for (const auto& id : *running) s.running_calls.emplace_back(str(&id));
+    if (const auto* open = arr(*o, "open"))
+      for (const auto& id : *open) s.open_calls.emplace_back(str(&id));
+    s.has_output_offset = o->contains("output_at");
+    s.last_output_offset = static_cast<uint64_t>(num(*o, "output_at"));
+    s.context_tokens = num(*o, "context");
+    s.summarizing = helix::json::truthy(*o, "summarizing");
     return s;
   }
 
   std::string save() const {
     bj::array prev(previous_total.begin(), previous_total.end());
-    bj::array running;
+    bj::array running, open;
     for (const auto& id : running_calls) running.emplace_back(id);
-    return bj::serialize(bj::object{{"sid", session_id},
-                                    {"parent", parent_id},
-                                    {"model", model},
-                                    {"meta", meta_seen},
-                                    {"records", has_usage_records},
-                                    {"replay", replay_second},
-                                    {"replay_done", replay_done},
-                                    {"prev", std::move(prev)},
-                                    {"running", std::move(running)}});
+    for (const auto& id : open_calls) open.emplace_back(id);
+    bj::object saved{{"sid", session_id},
+                     {"parent", parent_id},
+                     {"model", model},
+                     {"meta", meta_seen},
+                     {"records", has_usage_records},
+                     {"replay", replay_second},
+                     {"replay_done", replay_done},
+                     {"prev", std::move(prev)},
+                     {"running", std::move(running)},
+                     {"open", std::move(open)},
+                     {"context", context_tokens},
+                     {"summarizing", summarizing}};
+    if (has_output_offset) saved["output_at"] = last_output_offset;
+    return bj::serialize(saved);
   }
 };
 
@@ -83,27 +100,30 @@ bool is_known_context_line(std::string_view type) {
 
 // event_msg types kept as "other": settings, goals, guardian verdicts, tool side channels.
 bool is_known_other_event(std::string_view type) {
-  static constexpr std::array<std::string_view, 11> kTypes = {
+  static constexpr std::array<std::string_view, 12> kTypes = {
       "thread_settings_applied",   "thread_goal_updated",
       "guardian_assessment",       "web_search_end",
       "image_generation_end",      "view_image_tool_call",
       "dynamic_tool_call_request", "dynamic_tool_call_response",
       "sub_agent_activity",        "plan_update",
-      "session_configured"};
+      "session_configured",        "context_compacted"};
   return type.starts_with("collab_") ||
          std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
 }
 
+// item_completed types kept as "other" (ContextCompaction: the compacted line is the event).
 bool is_known_other_item(std::string_view type) {
-  static constexpr std::array<std::string_view, 9> kTypes = {"Plan",
-                                                             "Extension",
-                                                             "WebSearch",
-                                                             "ImageView",
-                                                             "ImageGeneration",
-                                                             "CollabAgentToolCall",
-                                                             "DynamicToolCall",
-                                                             "EnteredReviewMode",
-                                                             "ExitedReviewMode"};
+  static constexpr std::array<std::string_view, 11> kTypes = {"Plan",
+                                                              "SubAgentActivity",
+                                                              "ContextCompaction",
+                                                              "Extension",
+                                                              "WebSearch",
+                                                              "ImageView",
+                                                              "ImageGeneration",
+                                                              "CollabAgentToolCall",
+                                                              "DynamicToolCall",
+                                                              "EnteredReviewMode",
+                                                              "ExitedReviewMode"};
   return std::find(kTypes.begin(), kTypes.end(), type) != kTypes.end();
 }
 
@@ -202,10 +222,15 @@ class CodexAdapter : public helix::Adapter {
     } else if (type == "event_msg") {
       on_event(ctx, record, *payload, stamp, offset);
     } else if (type == "compacted") {
-      // replacement_history repeats earlier messages: not new conversation.
+      // The compaction event: the summary the model continues from (replacement_history
+      // repeats earlier messages: not new conversation).
+      std::string summary = "context compacted";
+      if (state_.context_tokens > 0)
+        summary += " (" + std::to_string(state_.context_tokens) + " tokens before)";
+      state_.summarizing = false;
       record.emit({.kind = "lifecycle",
                    .role = "system",
-                   .summary = "context compacted",
+                   .summary = summary,
                    .text = str(*payload, "message")});
     } else if (type == "token_usage_record") {
       on_usage_record(ctx, *payload, ts, offset);
@@ -227,12 +252,15 @@ class CodexAdapter : public helix::Adapter {
     if (!state_.parent_id.empty()) state_.replay_second = std::string(stamp.substr(0, 19));
     Record record(ctx, session_id(), offset, ts, raw, state_.model);
     const auto* git = obj(meta, "git");
+    // A fork (forked_from_id) continues a copy of another session; a sub-agent is its child.
+    const std::string_view forked = str(meta, "forked_from_id");
     ctx.session({.native_id = session_id(),
-                 .parent_native_id = state_.parent_id,
+                 .parent_native_id = forked.empty() ? std::string_view(state_.parent_id) : "",
                  .cwd = str(meta, "cwd"),
                  .git_branch = git ? str(*git, "branch") : std::string_view(),
                  .agent_version = str(meta, "cli_version"),
-                 .started_at_ms = helix::json::iso8601_ms(str(meta, "timestamp"))});
+                 .started_at_ms = helix::json::iso8601_ms(str(meta, "timestamp")),
+                 .forked_from_native_id = forked});
     std::string summary = "session started: codex " + std::string(str(meta, "cli_version")) + " " +
                           std::string(str(meta, "originator"));
     record.emit({.kind = "lifecycle", .role = "system", .summary = summary});
@@ -240,7 +268,7 @@ class CodexAdapter : public helix::Adapter {
 
   // Forks and sub-agents copy their parent's lines, session_meta included, all stamped with the
   // instant of the copy. The first session_meta of a file stays the canonical one; the first
-  // copied one names the parent when the file's own does not (forks before 0.88).
+  // copied one names the origin when the file's own does not (forks before 0.88).
   void on_replayed_session_meta(helix::ParseContext& ctx, const bj::object& meta,
                                 std::string_view stamp, uint64_t offset, int64_t ts,
                                 std::string_view raw) {
@@ -249,7 +277,7 @@ class CodexAdapter : public helix::Adapter {
     const auto id = str(meta, "id");
     if (state_.parent_id.empty() && !id.empty() && id != session_id()) {
       state_.parent_id = std::string(id);
-      ctx.session({.native_id = session_id(), .parent_native_id = state_.parent_id});
+      ctx.session({.native_id = session_id(), .forked_from_native_id = state_.parent_id});
     }
     std::string summary = "replayed session_meta of " + std::string(id);
     Record(ctx, session_id(), offset, ts, raw, state_.model)
@@ -268,14 +296,20 @@ class CodexAdapter : public helix::Adapter {
 
   void on_response_item(helix::ParseContext& ctx, Record& record, const bj::object& line,
                         const bj::object& item, uint64_t offset) {
-    // W3 marks the assistant message that is really a compaction summary.
+    // W3 marks the assistant message that is really a compaction summary: the model's answer to
+    // the summarization request, which the compacted line (the compaction event) carries on.
     if (const auto* meta = obj(line, "metadata");
         meta && helix::json::truthy(*meta, "compaction_output")) {
       std::string text = content_text(arr(item, "content"));
-      record.emit(
-          {.kind = "lifecycle", .role = "system", .summary = "compaction summary", .text = text});
+      record.emit({.kind = "other",
+                   .role = "assistant",
+                   .summary = "summary for the compaction",
+                   .text = text});
+      note_model_output(offset);
+      state_.summarizing = true;  // the summarization call's usage is not the context's size
       return;
     }
+    track_calls(item, offset);
     ItemResult result = map_response_item(record, item, Prompts::kFromEvents);
     if (!result.known)
       ctx.warn(offset, "unknown_type",
@@ -316,9 +350,8 @@ class CodexAdapter : public helix::Adapter {
                    .role = "system",
                    .summary = first_line(str(event, "message")),
                    .text = str(event, "message")});
-    } else if (type == "context_compacted" || type == "entered_review_mode" ||
-               type == "exited_review_mode" || type == "thread_rolled_back" ||
-               type == "undo_completed") {
+    } else if (type == "entered_review_mode" || type == "exited_review_mode" ||
+               type == "thread_rolled_back" || type == "undo_completed") {
       record.emit({.kind = "lifecycle", .role = "system", .summary = summary});
     } else if (type == "thread_name_updated") {
       on_thread_name(ctx, record, event);
@@ -375,8 +408,6 @@ class CodexAdapter : public helix::Adapter {
       // Copies of the response_items that follow.
     } else if (type == "CommandExecution" || type == "FileChange" || type == "McpToolCall") {
       on_tool_status(record, *item, str(*item, "id"), type == "McpToolCall");
-    } else if (type == "ContextCompaction") {
-      record.emit({.kind = "lifecycle", .role = "system", .summary = "context compacted"});
     } else if (is_known_other_item(type)) {
       std::string summary = "item " + std::string(type);
       record.emit({.kind = "other", .role = "system", .summary = summary});
@@ -390,21 +421,52 @@ class CodexAdapter : public helix::Adapter {
   // A tool status record restates the outcome of a call whose output item is the result event.
   // It adds an "error" only where the output could not tell: MCP failures (isError is not
   // serialized in the output) and commands whose output said they were still running.
+  // A command run from inside a code-mode cell (0.16x: the model's `exec` calls JavaScript that
+  // calls tools.exec_command) has its own id; its failure is reported as an error of the cell,
+  // whose own output may still say the script completed.
   void on_tool_status(Record& record, const bj::object& status, std::string_view call_id,
                       bool is_mcp) {
     auto& running = state_.running_calls;
     auto it = std::find(running.begin(), running.end(), call_id);
     const bool was_running = it != running.end();
     if (was_running) running.erase(it);
+    const auto& open = state_.open_calls;
+    const bool nested =
+        !was_running && !open.empty() && std::find(open.begin(), open.end(), call_id) == open.end();
     std::string failure = status_failure(status);
-    if (failure.empty() || !(is_mcp || was_running)) return;
+    if (failure.empty() || !(is_mcp || was_running || nested)) return;
     std::string text(str(status, "aggregated_output"));
     if (text.empty()) text = str(status, "stderr");
     if (const auto* result = obj(status, "result"); result && text.empty())
       text = str(*result, "Err");
     std::string summary = "failed: " + failure;
+    if (nested) {
+      if (const auto* argv = arr(status, "command"); argv && !argv->empty())
+        summary += ": " + std::string(first_line(str(&argv->back())));
+      call_id = open.back();
+    }
     record.emit(
         {.kind = "error", .role = "tool", .call_id = call_id, .summary = summary, .text = text});
+  }
+
+  // Which calls wait for their output, and which item the model wrote last.
+  void track_calls(const bj::object& item, uint64_t offset) {
+    const auto type = str(item, "type");
+    auto& open = state_.open_calls;
+    if (type == "function_call" || type == "custom_tool_call" || type == "local_shell_call") {
+      open.emplace_back(str(item, "call_id"));
+      if (open.size() > kMaxRunningCalls) open.erase(open.begin());
+    } else if (type == "function_call_output" || type == "custom_tool_call_output") {
+      auto it = std::find(open.begin(), open.end(), str(item, "call_id"));
+      if (it != open.end()) open.erase(it);
+      return;
+    }
+    if (type != "message" || str(item, "role") == "assistant") note_model_output(offset);
+  }
+
+  void note_model_output(uint64_t offset) {
+    state_.last_output_offset = offset;
+    state_.has_output_offset = true;
   }
 
   // Usage of W1/W2 files (codex.md §3.3): deltas of the cumulative total_token_usage. Unchanged
@@ -417,6 +479,8 @@ class CodexAdapter : public helix::Adapter {
     const auto* total_usage = info ? obj(*info, "total_token_usage") : nullptr;
     if (!total_usage) return;
     const Tokens total = read_tokens(*total_usage);
+    if (const auto* last = obj(*info, "last_token_usage"); last && !state_.summarizing)
+      state_.context_tokens = num(*last, "input_tokens");
     bool replayed = false;
     if (!state_.replay_second.empty()) {
       replayed = stamp.substr(0, 19) == state_.replay_second;
@@ -441,15 +505,20 @@ class CodexAdapter : public helix::Adapter {
     state_.has_usage_records = true;
     const auto* usage = obj(record, "usage");
     if (!usage) return ctx.warn(offset, "invalid_record", "token_usage_record without usage");
+    if (!state_.summarizing) state_.context_tokens = num(*usage, "input_tokens");
     std::string key;
     if (auto response = str(record, "response_id"); !response.empty())
       key = std::string(str(record, "thread_id")) + "/" + std::string(response);
     emit_usage(ctx, read_tokens(*usage), key, ts, offset);
   }
 
-  // Codex counts cached input inside input_tokens and reasoning inside output_tokens.
+  // Codex counts cached input inside input_tokens and reasoning inside output_tokens. A keyed
+  // record (one model response) is placed at the last item the model wrote, so that event shows
+  // the response's tokens; a keyless one keeps its own offset, which makes it unique.
   void emit_usage(helix::ParseContext& ctx, const Tokens& t, std::string_view key, int64_t ts,
                   uint64_t offset) {
+    if (!key.empty() && state_.has_output_offset && state_.last_output_offset < offset)
+      offset = state_.last_output_offset;
     ctx.usage({.session_id = session_id(),
                .key = key,
                .source_offset = offset,
@@ -479,9 +548,10 @@ constexpr helix_resume_ext kResume = helix::resume_command("Codex CLI", kResumeA
 }  // namespace
 }  // namespace codex
 
-HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.0.0",
+HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.1.0",
               .description =
                   "OpenAI Codex CLI rollouts, {timestamp,type,payload} eras (0.32 and "
                   "later)",
               .flavor = "codex", .root_env = "CODEX_HOME", .roots = codex::kRoots,
-              .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook)
+              .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook,
+              .reparse_below = "1.1.0")

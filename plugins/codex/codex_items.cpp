@@ -189,7 +189,8 @@ std::optional<long> number_after(std::string_view line, std::string_view prefix)
 
 // Plain strings that are failures whatever the tool (codex-rs tools/events.rs, parallel.rs, ...).
 bool is_failure_text(std::string_view line) {
-  static constexpr std::array<std::string_view, 9> kFailures = {
+  static constexpr std::array<std::string_view, 10> kFailures = {
+      "Script failed",  // a code-mode cell (exec) that threw
       "exec command rejected",
       "patch rejected",
       "execution error:",

@@ -3,6 +3,8 @@
 // the TypeScript CLI's single JSON document (Apr-Aug 2025). Neither carries token usage.
 #include "codex_items.hpp"
 
+#include <stdexcept>
+
 namespace codex {
 namespace {
 namespace bj = boost::json;
@@ -46,7 +48,12 @@ class CodexLegacyAdapter : public helix::Adapter {
     boost::system::error_code ec;
     bj::value value = bj::parse(doc, ec);
     const bj::object* root = ec ? nullptr : value.if_object();
-    if (!root) return ctx.warn(0, "invalid_json", ec ? ec.message() : "document is not an object");
+    // The TypeScript CLI rewrote the whole file on every change: a document that does not parse
+    // is one read half written. Failing the call keeps what the host stored from the last one.
+    if (!root)
+      throw std::runtime_error("the rollout document is not one complete JSON object (" +
+                               (ec ? ec.message() : std::string("not an object")) +
+                               "); it is read again next sweep");
     const auto* session = obj(*root, "session");
     if (session) adopt_session_id(*session);  // before Record: it keeps a view of the id
     Record record(ctx, session_id_, ctx.base_offset(), 0, doc, {});

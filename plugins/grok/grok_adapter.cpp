@@ -28,14 +28,16 @@ namespace {
 
 // Sources relative to each root ($GROK_HOME, default ~/.grok).
 const char* const kRoots[] = {"~/.grok", nullptr};
-const helix_source_pattern kPatterns[] = {{"sessions/*/*/chat_history.jsonl", HELIX_LAYOUT_LINES},
-                                          {"sessions/*/*/events.jsonl", HELIX_LAYOUT_LINES},
-                                          {"sessions/*/*/summary.json", HELIX_LAYOUT_DOCUMENT},
-                                          {"sessions/*/*/updates.jsonl", HELIX_LAYOUT_LINES},
-                                          {"sessions/*/*/usage.json", HELIX_LAYOUT_DOCUMENT},
-                                          {"sessions/*/prompt_history.jsonl", HELIX_LAYOUT_LINES},
-                                          {"sessions/*/.cwd", HELIX_LAYOUT_DOCUMENT},
-                                          {nullptr, 0}};
+const helix_source_pattern kPatterns[] = {
+    {"sessions/*/*/chat_history.jsonl", HELIX_LAYOUT_LINES},
+    {"sessions/*/*/events.jsonl", HELIX_LAYOUT_LINES},
+    {"sessions/*/*/summary.json", HELIX_LAYOUT_DOCUMENT},
+    {"sessions/*/*/updates.jsonl", HELIX_LAYOUT_LINES},
+    {"sessions/*/*/usage.json", HELIX_LAYOUT_DOCUMENT},
+    {"sessions/*/prompt_history.jsonl", HELIX_LAYOUT_LINES},
+    {"sessions/*/.cwd", HELIX_LAYOUT_DOCUMENT},
+    {"sessions/*/*/subagents/*/meta.json", HELIX_LAYOUT_DOCUMENT},
+    {nullptr, 0}};
 
 bool contains(std::string_view head, std::string_view needle) {
   return head.find(needle) != std::string_view::npos;
@@ -54,6 +56,8 @@ bool looks_like(std::string_view name, std::string_view head) {
   if (name == "prompt_history.jsonl")
     return contains(head, "\"session_id\"") && contains(head, "\"is_bash\"");
   if (name == ".cwd") return head.starts_with("/") || (head.size() > 2 && head[1] == ':');
+  if (name == "meta.json")
+    return contains(head, "\"child_session_id\"") && contains(head, "\"parent_session_id\"");
   return false;
 }
 
@@ -78,6 +82,7 @@ class GrokAdapter : public helix::Adapter {
     if (name == "usage.json") return grok::parse_usage(ctx, source);
     if (name == "prompt_history.jsonl") return grok::parse_prompt_history(ctx, source);
     if (name == ".cwd") return grok::parse_cwd_file(ctx, source);
+    if (name == "meta.json") return grok::parse_subagent_meta(ctx);
     ctx.warn(0, "unknown_source", "not a Grok Build session file: " + std::string(ctx.path()));
   }
 };
@@ -102,7 +107,7 @@ constexpr helix_hook_ext kHook = helix::hook_events({.session_id_keys = kHookSes
                                                      .companion_files = kHookCompanions});
 }  // namespace
 
-HELIX_ADAPTER(GrokAdapter, .name = "grok", .version = "1.0.0",
+HELIX_ADAPTER(GrokAdapter, .name = "grok", .version = "1.1.0",
               .description = "xAI Grok Build sessions (~/.grok/sessions)", .flavor = "grok",
               .root_env = "GROK_HOME", .roots = kRoots, .patterns = kPatterns, .resume = &kResume,
-              .hook = &kHook)
+              .hook = &kHook, .reparse_below = "1.1.0")

@@ -65,6 +65,8 @@ class ChatParser {
     if (!reason.empty()) {
       if (reason == "interjection")
         return prompt(unwrap_user_query(text), "human_intervention", -1);
+      if (reason == "compaction_meta" && text.find("<conversation_summary>") != std::string::npos)
+        return compaction_summary(text);
       return context("user", std::string(reason) + ": " + std::string(first_line(text)), text);
     }
     if (const auto* index = item.if_contains("prompt_index"))
@@ -131,11 +133,31 @@ class ChatParser {
     emit(event);
   }
 
+  // What the model reads after /compact or an auto-compaction instead of the earlier turns (the
+  // compaction event itself is updates.jsonl's auto_compact_completed).
+  void compaction_summary(std::string_view text) {
+    helix::Event event = other_event("lifecycle", "system", "summary of the conversation so far");
+    event.text = text;
+    emit(event);
+  }
+
+  // chat_history keeps no status with a result, only what the model read; Grok words a failed
+  // call's result in a few fixed ways (updates.jsonl, which has the status, describes the same
+  // result under the same uid, and the copy stored first is kept).
+  static bool failed_result(std::string_view text) {
+    text = trim(text);
+    if (text.starts_with("exit: ")) return !text.starts_with("exit: 0\n") && text != "exit: 0";
+    return text.starts_with("Error:") ||
+           text.starts_with("The string to replace was not found in the file") ||
+           text.starts_with("Tool execution was cancelled");
+  }
+
   void tool_result(const object& item) {
     const std::string_view id = str(item, "tool_call_id");
     const std::string text = content_text(item.if_contains("content"), true);
     const std::string uid = result_uid(id);
-    helix::Event event = other_event("tool_result", "tool", first_line(text));
+    helix::Event event =
+        other_event(failed_result(text) ? "error" : "tool_result", "tool", first_line(text));
     event.call_id = id;
     event.uid = uid;
     event.text = text;

@@ -43,7 +43,7 @@ std::string_view runtime_kind(std::string_view type, const object& record) {
   if (type == "turn_ended") {
     const std::string_view outcome = str(record, "outcome");
     if (outcome == "error") return "error";
-    return outcome == "cancelled" ? "human_intervention" : "completion";
+    return outcome == "cancelled" || outcome == "interrupted" ? "human_intervention" : "completion";
   }
   if (type == "interjected") return "human_intervention";
   if (type == "permission_resolved" && str(record, "decision") != "allow")
@@ -170,8 +170,11 @@ void parse_summary(helix::ParseContext& ctx, const SourcePath& source) {
   helix::Session session;
   session.native_id = source.session_id;
   session.cwd = info ? str(*info, "cwd") : std::string_view();
-  // Forks and subagents both name the session they came from.
-  session.parent_native_id = str(doc, "parent_session_id");
+  // Forks and subagents both name the session they came from; a fork says when (forked_at).
+  if (doc.contains("forked_at"))
+    session.forked_from_native_id = str(doc, "parent_session_id");
+  else
+    session.parent_native_id = str(doc, "parent_session_id");
   session.git_branch = str(doc, "head_branch");
   session.model = str(doc, "current_model_id");
   session.title = title;
@@ -192,41 +195,51 @@ void parse_summary(helix::ParseContext& ctx, const SourcePath& source) {
   ctx.event(event);
 }
 
-// Per-turn totals, keyed like updates.jsonl's turn_completed (turnNumber is 1-based there too),
-// so each turn counts once whichever file the host reads first.
+// The session's running totals. Its turns repeat updates.jsonl's turn_completed usage (the
+// ledger's source, keyed by prompt id), without the prompt ids and with turn numbers that count
+// interrupted turns differently, and a fork's copy repeats its origin's turns: counting them
+// here too would count calls twice. Only the session's model is taken.
 void parse_usage(helix::ParseContext& ctx, const SourcePath& source) {
   object doc;
   if (!parse_document(ctx, doc)) return;
   const object* totals = obj(doc, "session");
   const std::string_view primary_model =
       totals ? str(*totals, "primaryModelId") : std::string_view();
-  const auto* turns = helix::json::arr(doc, "turns");
-  if (!turns || turns->empty()) {
-    if (totals && num(*totals, "totalTokens") > 0)
-      ctx.warn(0, "usage_without_turns", "usage.json has session totals but no turns");
-    return;
-  }
-  for (const auto& value : *turns) {
-    const object* turn = value.if_object();
-    if (!turn) continue;
-    const object* models = obj(*turn, "modelUsage");
-    std::string_view model = str(*turn, "primaryModelId");
-    if (models && models->size() == 1) model = models->begin()->key();
-    const std::string key =
-        std::string(source.session_id) + "#turn" + std::to_string(num(*turn, "turnNumber"));
-    helix::Usage usage = normalized_usage(*turn);
-    usage.session_id = source.session_id;
-    usage.key = key;
-    usage.ts_ms = iso8601_ms(str(*turn, "endedAt"));
-    usage.model = model.empty() ? primary_model : model;
-    ctx.usage(usage);
-  }
   const std::string cwd = decode_cwd_dirname(source.group);  // outlives ctx.session()
   helix::Session session;
   session.native_id = source.session_id;
   session.model = primary_model;
   session.cwd = cwd;  // sorts after summary.json: a fallback
   ctx.session(session);
+}
+
+// subagents/<child id>/meta.json in the parent's directory: the subagent is a session of its
+// own (the child's summary.json does not always name its parent), launched from this one.
+void parse_subagent_meta(helix::ParseContext& ctx) {
+  object doc;
+  if (!parse_document(ctx, doc)) return;
+  const std::string_view parent = str(doc, "parent_session_id");
+  const std::string_view child = str(doc, "child_session_id");
+  if (parent.empty() || child.empty())
+    return ctx.warn(0, "missing_session_id", "subagent meta.json without its two session ids");
+  helix::Session session;
+  session.native_id = child;
+  session.parent_native_id = parent;
+  session.cwd = str(doc, "child_cwd");
+  ctx.session(session);
+  std::string_view type = str(doc, "subagent_type");
+  const std::string summary = "subagent " + std::string(child) + " (" +
+                              std::string(type.empty() ? "agent" : type) +
+                              "): " + std::string(str(doc, "description"));
+  helix::Event event;
+  event.session_id = parent;
+  event.ts_ms = iso8601_ms(str(doc, "started_at"));
+  event.kind = "lifecycle";
+  event.role = "system";
+  event.summary = summary;
+  event.text = str(doc, "description");
+  event.payload = ctx.data();
+  ctx.event(event);
 }
 
 // The hashed long form of a cwd group keeps the real path here. No session is named in this

@@ -12,5 +12,6 @@ void parse_prompt_history(helix::ParseContext& ctx, const SourcePath& source);
 void parse_summary(helix::ParseContext& ctx, const SourcePath& source);
 void parse_usage(helix::ParseContext& ctx, const SourcePath& source);
 void parse_cwd_file(helix::ParseContext& ctx, const SourcePath& source);
+void parse_subagent_meta(helix::ParseContext& ctx);
 
 }  // namespace grok

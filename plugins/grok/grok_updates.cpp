@@ -44,16 +44,10 @@ const std::set<std::string_view> kLifecycle = {"plan",
                                                "current_mode_update",
                                                "session_info_update",
                                                "rewind_marker",
-                                               "compaction_checkpoint",
                                                "session_summary_generated",
                                                "session_recap",
                                                "hook_execution",
                                                "hook_annotation",
-                                               "retry_state",
-                                               "auto_compact_started",
-                                               "auto_compact_completed",
-                                               "auto_compact_failed",
-                                               "auto_compact_cancelled",
                                                "auto_continue_completed",
                                                "auto_recovery_started",
                                                "auto_recovery_exhausted",
@@ -84,6 +78,11 @@ const std::set<std::string_view> kLifecycle = {"plan",
                                                "interaction_resolved",
                                                "pending_interaction",
                                                "unknown"};
+
+// Known updates kept as "other": the steps around a compaction whose one event is
+// auto_compact_completed (the checkpoint written, the start, a cancellation).
+const std::set<std::string_view> kOther = {"compaction_checkpoint", "auto_compact_started",
+                                           "auto_compact_cancelled"};
 
 // A tool_call_update that is not final, recognized without parsing: each may repeat the whole
 // output so far (one real session had 2.3 GB of them), and none becomes an event. Only a
@@ -139,9 +138,27 @@ class JournalParser {
     std::string summary(kind);
     if (kind == "rewind_marker")
       summary = "rewind to prompt " + std::to_string(num(*update, "target_prompt_index"));
+    if (kind == "retry_state") {  // an API call that failed and is tried again
+      event.kind = "retry";
+      event.role = "system";
+      summary = "retry " + std::to_string(num(*update, "attempt")) + "/" +
+                std::to_string(num(*update, "max_retries")) + ": " +
+                std::string(str(*update, "reason"));
+      event.summary = summary;
+      event.text = str(*update, "reason");
+      return ctx_.event(event);
+    }
+    if (kind == "auto_compact_completed")  // the compaction event (manual /compact too)
+      summary = "context compacted (" + std::to_string(num(*update, "tokens_before")) +
+                " tokens before, " + std::to_string(num(*update, "tokens_after")) + " after)";
     event.summary = summary;
-    if (kLifecycle.count(kind)) {
+    if (kLifecycle.count(kind) || kind == "auto_compact_completed") {
       event.kind = "lifecycle";
+    } else if (kind == "auto_compact_failed") {
+      event.kind = "error";
+      event.role = "system";
+    } else if (kOther.count(kind)) {
+      event.kind = "other";
     } else {
       event.kind = "other";
       ctx_.warn(offset, "unknown_type",
@@ -232,7 +249,10 @@ class JournalParser {
     if (text.empty()) text = json_text(update.if_contains("rawOutput"));
     const std::string uid = result_uid(call_id);
     helix::Event event = base_event(raw, offset, ts_ms);
-    event.kind = status == "failed" ? "error" : "tool_result";
+    // A command that ran and exited non-zero is "completed" with its exit code.
+    const auto* exit_code = output ? output->if_contains("exit_code") : nullptr;
+    const bool exited_badly = exit_code && exit_code->is_int64() && exit_code->as_int64() != 0;
+    event.kind = status == "failed" || exited_badly ? "error" : "tool_result";
     event.role = "tool";
     event.tool = tool_name(update, false);
     event.call_id = call_id;
@@ -250,10 +270,12 @@ class JournalParser {
     std::string summary = "turn completed: " + std::string(str(update, "stop_reason"));
     if (const object* totals = obj(update, "usage")) {
       helix::Usage usage = normalized_usage(*totals);
-      // usage.json numbers the same turns from 1: both files share this key, so a turn
-      // described by both (or re-read) counts once.
+      // The turn's prompt id names the model calls of one turn wherever they are logged: a
+      // fork repeats its origin's turns (same prompt ids) and counts them once.
+      const std::string_view prompt = str(update, "prompt_id");
       const std::string key =
-          std::string(source_.session_id) + "#turn" + std::to_string(state_.turns);
+          prompt.empty() ? std::string(source_.session_id) + "#turn" + std::to_string(state_.turns)
+                         : "turn:" + std::string(prompt);
       const object* models = obj(*totals, "modelUsage");
       const std::string model =
           models && models->size() == 1 ? std::string(models->begin()->key()) : state_.model;

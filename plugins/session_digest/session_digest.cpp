@@ -101,15 +101,22 @@ class SessionDigest final : public helix::Digester {
     if (kind == "tool_result" || kind == "error")
       for (auto c : text_classes(e.text)) ++ev.markers[std::string(c)];
     if (kind == "retry") ++ev.retries;
-    if (kind == "human_intervention") ++ev.markers["human_intervention"];
+    if (kind == "human_intervention") {
+      ++ev.markers["human_intervention"];
+      if (is_permission_refusal(e.summary)) ++ev.markers["permission_denied"];
+    }
+    if (kind == "lifecycle" && !side && e.summary.starts_with("context compacted"))
+      ev.compacted_at_turn = ev.turns;
     if (kind == "user_msg" && !side) on_prompt(e);
     if (kind == "assistant_msg") on_answer(e, side);
     if ((kind == "tool_result" || kind == "error") && !e.call_id.empty()) on_result(e, kind);
     if (!side && kind != "lifecycle" && kind != "other" && kind != "thinking") {
       if (kind == "user_msg") {  // a new turn: the outcome rules look at the final one only
+        ev.previous_steps = std::move(ev.steps);
         ev.steps.clear();
         ev.results.clear();
         ++ev.turns;
+        ev.final_prompt_command = is_slash_command(e.text.empty() ? e.summary : e.text);
       }
       ev.had_talk = ev.had_talk || kind == "user_msg" || kind == "assistant_msg";
       ev.steps.push_back({kind, std::string(e.call_id)});
@@ -232,15 +239,38 @@ class SessionDigest final : public helix::Digester {
     st_.ev.pending_questions.erase(pending);
   }
 
+  // One snippet per failing call (its errors counted together); errors of no call (API
+  // errors) group by fingerprint.
   void on_error(const helix::Event& e) {
     const std::string tool(e.tool);
     ++st_.ev.markers[tool.empty() ? "api_error" : "tool_error"];
     std::string_view text = e.text.empty() ? e.summary : e.text;
     const std::string fp = error_fingerprint(tool, text);
+    const std::string call(e.call_id);
     for (auto& g : st_.ev.errors)
-      if (g.fingerprint == fp) return void(++g.count);
+      if (call.empty() ? g.call_id.empty() && g.fingerprint == fp : g.call_id == call)
+        return void(++g.count);
     if (st_.ev.errors.size() < kMaxErrorSnippets)
-      st_.ev.errors.push_back({fp, snippet(text, kSnippetBytes), tool, 1});
+      st_.ev.errors.push_back({fp, snippet(text, kSnippetBytes), tool, 1, call});
+  }
+
+  // A final turn that is only a slash command compacting the context (/compact: its compaction
+  // event just before or after the prompt) is neutral: the turn before it is judged.
+  const std::vector<Step>& judged_steps() const {
+    const auto& ev = st_.ev;
+    const bool only_prompt = std::all_of(ev.steps.begin(), ev.steps.end(),
+                                         [](const Step& s) { return s.kind == "user_msg"; });
+    const bool compacted = ev.compacted_at_turn >= 0 && ev.compacted_at_turn >= ev.turns - 1;
+    if (only_prompt && ev.final_prompt_command && compacted && !ev.previous_steps.empty())
+      return ev.previous_steps;
+    return ev.steps;
+  }
+
+  static bool is_slash_command(std::string_view prompt) {
+    while (!prompt.empty() && std::isspace(static_cast<unsigned char>(prompt.front())))
+      prompt.remove_prefix(1);
+    return prompt.starts_with("/") || prompt.starts_with("<command-name>/") ||
+           prompt.starts_with("<command-message>");
   }
 
   void on_prompt(const helix::Event& e) {
@@ -270,12 +300,20 @@ class SessionDigest final : public helix::Digester {
   // The outcome rules (docs/digest.md), over the main conversation (no sidechains).
   std::string outcome() const {
     if (!st_.ev.had_talk) return "unknown";  // then steps is not empty either
-    const Step& last = st_.ev.steps.back();
+    const std::vector<Step>& steps = judged_steps();
+    if (&steps != &st_.ev.steps) return outcome_of_answered_turn(steps);
+    const Step& last = steps.back();
     if (last.kind == "user_msg" || last.kind == "human_intervention") return "abandoned";
     if (is_call(last.kind) && !st_.ev.results.count(last.call_id)) return "abandoned";
+    return outcome_of_answered_turn(steps);
+  }
+
+  // Rules 4-7 over a turn's steps. The results of an earlier turn's calls are not kept: a turn
+  // judged after a compaction counts its errors and answers only.
+  std::string outcome_of_answered_turn(const std::vector<Step>& steps) const {
     int64_t last_error = -1, last_answer = -1, last_test = -1, last_ok = -1;
-    for (std::size_t i = 0; i < st_.ev.steps.size(); ++i) {  // the final turn only
-      const auto& s = st_.ev.steps[i];
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto& s = steps[i];
       if (s.kind == "error") last_error = static_cast<int64_t>(i);
       if (s.kind == "tool_result") last_ok = static_cast<int64_t>(i);
       if (s.kind == "assistant_msg" || s.kind == "completion")
@@ -284,8 +322,7 @@ class SessionDigest final : public helix::Digester {
         last_test = static_cast<int64_t>(i);
     }
     if (last_error > std::max(last_answer, last_ok)) return "fail";  // nothing worked after it
-    if (last_test >= 0 &&
-        st_.ev.results.at(st_.ev.steps[static_cast<std::size_t>(last_test)].call_id))
+    if (last_test >= 0 && st_.ev.results.at(steps[static_cast<std::size_t>(last_test)].call_id))
       return "fail";
     return last_answer >= 0 ? "success" : "unknown";
   }
@@ -378,5 +415,5 @@ class SessionDigest final : public helix::Digester {
 
 }  // namespace session_digest
 
-HELIX_DIGESTER(session_digest::SessionDigest, .name = "session_digest", .version = "1.1.0",
+HELIX_DIGESTER(session_digest::SessionDigest, .name = "session_digest", .version = "1.2.0",
                .description = "the default session digest (design document §11.2)")

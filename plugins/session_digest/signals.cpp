@@ -19,14 +19,20 @@ bool has(std::string_view text, std::string_view word) {
   return text.find(word) != std::string_view::npos;
 }
 
-// /permission\s+denied/
+// /permission\s+denied/, or "permission" and "denied" within one short clause (Claude Code's
+// "Permission for this tool use was denied"), or an agent's rejection of a call.
 bool permission_denied(std::string_view t) {
+  constexpr std::size_t kClause = 40;
   for (auto at = t.find("permission"); at != std::string_view::npos;
        at = t.find("permission", at + 1)) {
-    std::size_t i = at + 10, spaces = 0;
-    while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i, ++spaces;
-    if (spaces > 0 && t.substr(i).starts_with("denied")) return true;
+    const std::string_view rest = t.substr(at + 10, kClause);
+    const auto denied = rest.find("denied");
+    if (denied != std::string_view::npos &&
+        rest.substr(0, denied).find_first_of(".\n") == std::string_view::npos)
+      return true;
   }
+  for (std::string_view rejected : {"tool use was rejected", "command rejected", "patch rejected"})
+    if (has(t, rejected)) return true;
   return false;
 }
 
@@ -49,6 +55,11 @@ bool followed_by(std::string_view t, std::string_view first,
 }
 
 }  // namespace
+
+bool is_permission_refusal(std::string_view summary) {
+  const std::string t = lower(summary);
+  return has(t, "permission") && (has(t, "deny") || has(t, "denied") || has(t, "reject"));
+}
 
 std::vector<std::string_view> text_classes(std::string_view text) {
   const std::string t = lower(text);

@@ -10,9 +10,14 @@
 namespace session_digest {
 
 // The KeiSeiKit classes a tool output or error text belongs to, from its first 64 KiB:
-// permission_denied (/permission\s+denied/i), worktree_error (worktree.*(error|denied|fail)),
+// permission_denied (/permission\s+denied/i, "permission ... was denied" within one clause, and
+// the rejections agents write: "tool use was rejected", "command rejected", "patch rejected"),
+// worktree_error (worktree.*(error|denied|fail)),
 // cargo_workspace (cargo.*workspace), retry_loop (retry|retrying|attempt \d+).
 std::vector<std::string_view> text_classes(std::string_view text);
+
+// A refused permission in an intervention's summary (Grok's permission_resolved deny).
+bool is_permission_refusal(std::string_view summary);
 
 // user_correction: a prompt saying "again", "опять" or "stop doing" (KeiSeiKit §1d).
 bool is_user_correction(std::string_view prompt);

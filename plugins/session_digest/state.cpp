@@ -84,12 +84,22 @@ EventState decode(const json::object& o) {
   for (const auto& v : o.at("errors").as_array()) {
     const auto& e = v.as_array();
     s.errors.push_back({std::string(e.at(0).as_string()), std::string(e.at(1).as_string()),
-                        std::string(e.at(2).as_string()), e.at(3).as_int64()});
+                        std::string(e.at(2).as_string()), e.at(3).as_int64(),
+                        e.size() > 4 ? std::string(e.at(4).as_string()) : std::string()});
   }
-  for (const auto& v : o.at("steps").as_array()) {
-    const auto& e = v.as_array();
-    s.steps.push_back({std::string(e.at(0).as_string()), std::string(e.at(1).as_string())});
-  }
+  auto read_steps = [](const json::value& list, std::vector<Step>& out) {
+    for (const auto& v : list.as_array()) {
+      const auto& e = v.as_array();
+      out.push_back({std::string(e.at(0).as_string()), std::string(e.at(1).as_string())});
+    }
+  };
+  read_steps(o.at("steps"), s.steps);
+  if (const auto* previous = o.if_contains("previous_steps"))  // states of 1.1 on
+    read_steps(*previous, s.previous_steps);
+  if (const auto* compacted = o.if_contains("compacted_at_turn"))
+    s.compacted_at_turn = compacted->as_int64();
+  if (const auto* command = o.if_contains("final_prompt_command"))
+    s.final_prompt_command = command->as_bool();
   for (const auto& [id, v] : o.at("calls").as_object()) {
     const auto& e = v.as_array();
     s.calls[std::string(id)] = {std::string(e.at(0).as_string()), unhex(e.at(1))};
@@ -116,10 +126,12 @@ EventState decode(const json::object& o) {
 }  // namespace
 
 std::string encode_state(const EventState& s) {
-  json::array errors, steps, failed, decisions;
+  json::array errors, steps, previous_steps, failed, decisions;
   for (const auto& g : s.errors)
-    errors.push_back(json::array{g.fingerprint, g.sample, g.tool, g.count});
+    errors.push_back(json::array{g.fingerprint, g.sample, g.tool, g.count, g.call_id});
   for (const auto& step : s.steps) steps.push_back(json::array{step.kind, step.call_id});
+  for (const auto& step : s.previous_steps)
+    previous_steps.push_back(json::array{step.kind, step.call_id});
   for (uint64_t h : s.failed_calls) failed.push_back(json::value(hex(h)));
   for (const auto& d : s.decisions) decisions.push_back(decision(d));
   json::object calls, results, pending;
@@ -145,6 +157,9 @@ std::string encode_state(const EventState& s) {
       {"last_side_assistant", s.last_side_assistant},
       {"errors", std::move(errors)},
       {"steps", std::move(steps)},
+      {"previous_steps", std::move(previous_steps)},
+      {"compacted_at_turn", s.compacted_at_turn},
+      {"final_prompt_command", s.final_prompt_command},
       {"calls", std::move(calls)},
       {"results", std::move(results)},
       {"failed_calls", std::move(failed)},

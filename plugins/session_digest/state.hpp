@@ -20,9 +20,11 @@ struct Step {
   std::string kind, call_id;
 };
 
+// The errors of one failing call, or of one fingerprint for errors of no call (API errors).
 struct ErrorGroup {
   std::string fingerprint, sample, tool;
   int64_t count = 0;
+  std::string call_id;  // "" for an error of no call
 };
 
 // A call whose result has not arrived yet.
@@ -41,6 +43,9 @@ struct EventState {
   std::string first_prompt, first_prompt_head, last_assistant, last_side_assistant;
   std::vector<ErrorGroup> errors;
   std::vector<Step> steps;                   // from the last main prompt on
+  std::vector<Step> previous_steps;          // the turn before the final one
+  int64_t compacted_at_turn = -1;            // the turn count when the context was last compacted
+  bool final_prompt_command = false;         // the final turn's prompt is a slash command
   std::map<std::string, PendingCall> calls;  // call id -> the call, until its result
   std::map<std::string, bool> results;       // this turn's call ids -> result was an error
   std::set<uint64_t> failed_calls;           // signatures of calls that failed

@@ -1,13 +1,14 @@
-// Test support: the SQL that takes a current store back to what schema version 10 had (before
-// the stemmed and trigram search indexes of version 13, the host-priced costs of version 12 and
-// the per-session counters of version 11), for tests that make an older store to migrate.
+// Test support: the SQL that takes a current store back to what schema version 14 had (before
+// the stemmed and trigram search indexes of version 15), 12 had (before forks, 14, and
+// quarantined sources, 13), 11 had (before the host-priced costs of version 12) and 10 had
+// (before the per-session counters), for tests that make an older store to migrate.
 #pragma once
 
 namespace helix::test {
 
-// Back to version 12 (before the stemmed and trigram search indexes). Run inside a
+// Back to version 14 (before the stemmed and trigram search indexes). Run inside a
 // transaction, first.
-inline constexpr const char* kUndoSchema13 = R"sql(
+inline constexpr const char* kUndoSchema15 = R"sql(
     DROP INDEX usage_time;
     DROP TRIGGER search_events_forget;
     DROP TABLE search_events_cjk;
@@ -22,8 +23,32 @@ inline constexpr const char* kUndoSchema13 = R"sql(
     INSERT INTO search_events (search_events) VALUES ('rebuild');
 )sql";
 
-// Back to version 11 (before host-priced costs). Run inside a transaction, after kUndoSchema13.
+// Back to version 13 (no forks; search reads the kinds of schema 8 only). Run inside a
+// transaction, after kUndoSchema15.
+inline constexpr const char* kUndoSchema14 = R"sql(
+    DROP INDEX sessions_forks;
+    ALTER TABLE sessions DROP COLUMN forked_from;
+    DROP TRIGGER search_events_forget;
+    DROP VIEW search_event_texts;
+    CREATE VIEW search_event_texts AS
+      SELECT e.id, e.tool,
+        helix_search_body((SELECT p.data FROM payload_packs p WHERE p.id = e.pack_id),
+                          e.text_off, e.text_len) AS body
+      FROM events e
+      WHERE e.kind IN ('user_msg', 'assistant_msg', 'tool_call', 'test_run', 'edit', 'error',
+                       'human_intervention', 'decision')
+        AND (e.tool IS NOT NULL OR e.text_len > 0);
+    CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+      INSERT INTO search_events (search_events, rowid, tool, body)
+        SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+    END;
+    INSERT INTO search_events (search_events) VALUES ('rebuild');
+)sql";
+
+// Back to version 11 (before quarantined sources, 13, and host-priced costs, 12). Run inside a
+// transaction, after kUndoSchema14.
 inline constexpr const char* kUndoSchema12 = R"sql(
+    ALTER TABLE sources DROP COLUMN quarantine;
     ALTER TABLE usage DROP COLUMN cache_creation_1h_tokens;
     ALTER TABLE usage_days DROP COLUMN agent_cost_usd;
     ALTER TABLE usage_days DROP COLUMN unpriced_tokens;

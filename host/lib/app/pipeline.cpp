@@ -7,10 +7,10 @@ namespace helix {
 Pipeline::Pipeline(Store& store, const PluginRegistry& plugins, const Config& config)
     : store_(store), plugins_(plugins), config_(config) {}
 
-PipelineReport Pipeline::sweep_all(const SweepProgress& progress) {
+PipelineReport Pipeline::sweep_all(const SweepProgress& progress, const SweepOptions& options) {
   PipelineReport report;
   {  // the sweep's tables are freed before the digest pass
-    Sweep sweep(store_, plugins_, config_);
+    Sweep sweep(store_, plugins_, config_, options);
     report.sweep = sweep.run(progress);
   }
   report.digest = run_digests(store_, plugins_, config_);
@@ -52,8 +52,6 @@ RetentionPlan Pipeline::retention_after(bool wrote) {
 }
 
 // The hard-cap pass digests every analyzable session before it would evict un-analyzed data.
-int64_t Pipeline::analyze_now() {
-  return run_digests(store_, plugins_, config_).sessions_digested;
-}
+int64_t Pipeline::analyze_now() { return run_digests(store_, plugins_, config_).sessions_digested; }
 
 }  // namespace helix

@@ -30,7 +30,7 @@ class Pipeline {
 
   // A pull sweep (cron, a timer, `helix-host sweep`): every source of every adapter, then the
   // digests, then retention (a pull sweep is where every cadence runs it).
-  PipelineReport sweep_all(const SweepProgress& progress = {});
+  PipelineReport sweep_all(const SweepProgress& progress = {}, const SweepOptions& options = {});
 
   // Push capture (an agent's hook): only these files, then the digests, so the session's digest
   // is current when the agent stops; retention only when cadence = "on-hook".

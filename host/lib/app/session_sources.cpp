@@ -10,6 +10,21 @@
 
 namespace helix {
 
+namespace {
+
+// Files beside a session's directory that its adapter says belong to it (Grok Build writes each
+// prompt to <cwd dir>/prompt_history.jsonl, shared by the sessions of that directory).
+void add_companions(const helix_hook_ext* hook, const std::vector<DiscoveredSource>& sources,
+                    const std::set<std::string>& session_parents, std::vector<std::string>& paths) {
+  for (auto companion = hook ? hook->companion_files : nullptr; companion && *companion;
+       ++companion)
+    for (const auto& s : sources)
+      for (const auto& parent : session_parents)
+        if (s.path == parent + "/" + *companion) paths.push_back(s.path);
+}
+
+}  // namespace
+
 std::vector<std::string> session_sources(const PluginRegistry& registry, const Config& config,
                                          const std::string& flavor, const std::string& session_id,
                                          const std::string& transcript_path) {
@@ -40,13 +55,7 @@ std::vector<std::string> session_sources(const PluginRegistry& registry, const C
         (!transcript.empty() && s.path == transcript))
       paths.push_back(s.path);
   }
-  // Files beside a session's directory that its adapter says belong to it (Grok Build writes
-  // each prompt to <cwd dir>/prompt_history.jsonl, shared by the sessions of that directory).
-  for (auto companion = hook ? hook->companion_files : nullptr; companion && *companion;
-       ++companion)
-    for (const auto& s : sources)
-      for (const auto& parent : session_parents)
-        if (s.path == parent + "/" + *companion) paths.push_back(s.path);
+  add_companions(hook, sources, session_parents, paths);
   return paths;
 }
 

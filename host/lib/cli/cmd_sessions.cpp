@@ -9,7 +9,9 @@
 #include "cli/json_output.hpp"
 #include "cli/table.hpp"
 #include "digest/digest_runner.hpp"
+#include "recall/conversation.hpp"
 #include "recall/session_json.hpp"
+#include "recall/session_tree.hpp"
 #include "store/catalog.hpp"
 #include "store/digest_store.hpp"
 #include "store/price_store.hpp"
@@ -28,8 +30,11 @@ std::string duration_text(int64_t ms) {
   return fmt::format("{} h {:02} min", minutes / 60, minutes % 60);
 }
 
-// Records of agent plumbing that say nothing about the work: hidden by `show` unless --all.
-bool bookkeeping(std::string_view kind) { return kind == "other" || kind == "lifecycle"; }
+// Records of agent plumbing that say nothing about the work: hidden by `show` unless --all. A
+// compaction stays: it says why the agent forgot what came before.
+bool bookkeeping(const EventRow& e) {
+  return e.kind == "other" || (e.kind == "lifecycle" && !is_compaction_marker(e));
+}
 
 std::string text_at(const boost::json::object& o, const char* key) {
   const auto* v = o.if_contains(key);
@@ -59,6 +64,9 @@ void print_header(const Globals& g, const SessionRow& s, int64_t shown) {
   if (!s.model.empty()) facts += " · " + s.model;
   facts += " · outcome " + s.outcome;
   out(facts);
+  if (!s.parent_uid.empty()) out("  subagent of " + s.parent_uid);
+  if (!s.forked_from.empty())
+    out("  forked from " + s.forked_from + " (the records it copied are listed there)");
   const TimeZone zone = TimeZone::from_option(g.timezone);
   if (s.started_at_ms > 0) {
     const std::string start = zone.minute(s.started_at_ms), end = zone.minute(s.ended_at_ms);
@@ -107,7 +115,9 @@ int show_evicted(const Globals& g, Store& store, const Config& config, const Ses
   return kExitOk;
 }
 
-void print_event(const Globals& g, const TimeZone& zone, const EventRow& e, bool bodies) {
+// One event a line; a subagent's events are indented under the call that launched them.
+void print_event(const Globals& g, const TimeZone& zone, const EventRow& e, int depth,
+                 bool bodies) {
   std::string what = e.kind;
   if (e.kind == "user_msg") what = "user";
   if (e.kind == "assistant_msg") what = "assistant";
@@ -115,8 +125,9 @@ void print_event(const Globals& g, const TimeZone& zone, const EventRow& e, bool
   if (e.kind == "tool_result") what = "← " + e.tool;
   if (e.kind == "error") what = "✗ " + (e.tool.empty() ? std::string("error") : e.tool);
   const std::string time = e.ts_ms > 0 ? zone.minute(e.ts_ms).substr(11) : "     ";
-  std::string line = fmt::format("{:>5} {} {}{:<14} {}", e.seq, time, e.is_sidechain ? "┊" : " ",
-                                 fit_width(what, 14), e.summary);
+  std::string line = fmt::format("{:>5} {} {:<14} {}{}{}", e.seq, time, fit_width(what, 14),
+                                 std::string(2 * static_cast<std::size_t>(depth), ' '),
+                                 e.is_sidechain ? "[side] " : "", e.summary);
   if (g.style.width) line = fit_width(line, g.style.width);
   std::cout << (e.kind == "user_msg" ? bold(g.style, line) : line) << "\n";
   if (bodies && !e.text.empty()) std::cout << e.text << "\n";
@@ -214,9 +225,17 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
                {"TOKENS", true, 0, 2},
                {"COST", true, 0, 1},
                {"TITLE", false, 16}});
-  for (const auto& s : rows) {
-    table.add({short_id(s.uid), s.started_at_ms ? zone.minute(s.started_at_ms) : "-", s.repo,
-               grouped(total_tokens(s.usage)), dollars(s.cost_usd.value_or(0)), s.title});
+  auto add = [&](const SessionRow& s, int depth) {
+    std::string title = s.title;
+    if (depth > 0 && !s.forked_from.empty() && s.parent_uid.empty()) title = "(fork) " + title;
+    table.add({std::string(2 * static_cast<std::size_t>(depth), ' ') + short_id(s.uid),
+               s.started_at_ms ? zone.minute(s.started_at_ms) : "-", s.repo,
+               grouped(total_tokens(s.usage)), dollars(s.cost_usd.value_or(0)), title});
+  };
+  if (vm.count("tree")) {  // subagents under their parents, forks under their origins
+    for (const auto& node : session_tree(rows)) add(rows[node.index], node.depth);
+  } else {
+    for (const auto& s : rows) add(s, 0);
   }
   std::cout << table.render(g.style.width);
   std::cout << counted(static_cast<int64_t>(rows.size()), "session", "sessions") << "\n";
@@ -246,17 +265,20 @@ int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   }
   const bool all = vm.count("all") > 0;
   int64_t shown = 0;
-  for (const auto& e : events) shown += all || !bookkeeping(e.kind);
+  for (const auto& e : events) shown += all || !bookkeeping(e);
   start_pager(g.style);
   print_header(g, session, shown);
   if (shown < static_cast<int64_t>(events.size()))
-    std::cout << dim(g.style, fmt::format("  ({} bookkeeping records hidden; --all shows them)",
-                                          grouped(static_cast<int64_t>(events.size()) - shown)))
+    std::cout << dim(g.style,
+                     fmt::format(
+                         "  ({} bookkeeping and context events not listed; --all lists them)",
+                         grouped(static_cast<int64_t>(events.size()) - shown)))
               << "\n";
   std::cout << "\n";
   const TimeZone zone = TimeZone::from_option(g.timezone);
-  for (const auto& e : events)
-    if (all || !bookkeeping(e.kind)) print_event(g, zone, e, vm.count("bodies") > 0);
+  for (const auto& node : nest_subagents(events))  // subagents' events under their calls
+    if (const EventRow& e = events[node.index]; all || !bookkeeping(e))
+      print_event(g, zone, e, node.depth, vm.count("bodies") > 0);
   return kExitOk;
 }
 
@@ -280,6 +302,12 @@ int cmd_status(const Globals& g, const std::vector<std::string>& args) {
                            human_bytes(s.tier2_bytes), human_bytes(s.file_bytes));
   for (const auto& [state, n] : s.sources_by_state)
     std::cout << fmt::format("  sources {}: {}\n", state, grouped(n));
+  for (const auto& u : s.unread_sources)
+    std::cout << (u.state == SourceState::quarantined
+                      ? fmt::format("  quarantined {} (plugin '{}'): {}\n", u.path, u.adapter,
+                                    u.reason)
+                      : fmt::format("  orphaned {} (plugin '{}' is not loaded)\n", u.path,
+                                    u.adapter));
   boost::json::object retention;
   add_retention_status(retention, store, config, s.tier2_bytes);
   std::cout << fmt::format("  analyzed {}  evicted {}  evictable {}  data loss events {}\n",
@@ -336,11 +364,25 @@ int cmd_warnings(const Globals& g, const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+namespace {
+
+// Sources the plugins could not read (quarantined, orphaned), when there is a store to ask.
+std::vector<SourceProblem> unread_sources(const Globals& g, const Config& config) {
+  const auto db_file = store_file(g, config);
+  std::error_code ec;
+  if (!std::filesystem::exists(db_file, ec)) return {};
+  Store store(db_file, /*read_only=*/true);
+  return store.unread_sources();
+}
+
+}  // namespace
+
 int cmd_plugins(const Globals& g, const std::vector<std::string>& args) {
   auto vm = parse_command("plugins", args);
   Config config = load_configuration(g);
   PluginRegistry registry;
   load_plugins(registry, g, config);
+  const std::vector<SourceProblem> unread = unread_sources(g, config);
   if (vm.count("json")) {
     boost::json::array loaded, refused;
     for (const auto& p : registry.loaded())
@@ -354,10 +396,17 @@ int cmd_plugins(const Globals& g, const std::vector<std::string>& args) {
                         {"path", p.path.string()}});
     for (const auto& r : registry.refused())
       refused.push_back({{"path", r.path.string()}, {"reason", r.reason}});
+    boost::json::array unread_json;
+    for (const auto& u : unread)
+      unread_json.push_back({{"path", u.path},
+                             {"state", to_string(u.state)},
+                             {"plugin", u.adapter},
+                             {"reason", u.reason}});
     std::cout << to_json(boost::json::object{
                      {"host_abi", fmt::format("{}.{}", HELIX_ABI_MAJOR, HELIX_ABI_MINOR)},
                      {"loaded", std::move(loaded)},
-                     {"refused", std::move(refused)}})
+                     {"refused", std::move(refused)},
+                     {"unread_sources", std::move(unread_json)}})
               << "\n";
     return kExitOk;
   }
@@ -366,6 +415,11 @@ int cmd_plugins(const Globals& g, const std::vector<std::string>& args) {
     table.add({p.name, p.kind, p.version, fmt::format("{}.{}", p.abi_major, p.abi_minor),
                p.path.string()});
   std::cout << table.render(g.style.width);
+  for (const auto& u : unread)
+    if (u.state == SourceState::quarantined)
+      std::cout << fmt::format("quarantined: {} by plugin '{}': {}\n", u.path, u.adapter, u.reason);
+    else
+      std::cout << fmt::format("orphaned: {}: its plugin '{}' is not loaded\n", u.path, u.adapter);
   for (const auto& r : registry.refused())
     std::cout << fmt::format("refused: {}: {}\n", r.path.string(), r.reason);
   return kExitOk;
@@ -395,7 +449,10 @@ int cmd_config(const Globals& g, const std::vector<std::string>& args) {
     std::cout << to_json(out) << "\n";
     return kExitOk;
   }
+  // The directories in effect: --plugins replaces [plugins] dirs (see load_plugins).
+  if (!g.plugin_dirs.empty()) config.plugin_dirs = g.plugin_dirs;
   std::cout << to_toml(config);
+  if (!g.plugin_dirs.empty()) std::cout << "# [plugins] dirs in effect: from --plugins\n";
   std::cout << fmt::format("# store file in effect: {} ({})\n", file.string(), source);
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 // helix-host sweep: the pipeline over every source, and what each of its steps did.
 #include "app/pipeline.hpp"
+#include "base/suggest.hpp"
 #include "cli/cmd_digest.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/cmd_sessions.hpp"
@@ -29,6 +30,13 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
         r.sessions_touched.size(), r.events_added, r.copies_skipped, r.usage_records);
     std::cout << fmt::format("  read {} in {:.2f} s into {}\n", human_bytes(r.bytes_read),
                              r.seconds, db_file.string());
+    if (r.sources_quarantined + r.sources_still_quarantined + r.sources_orphaned +
+            r.sources_reparsed >
+        0)
+      std::cout << fmt::format(
+          "  quarantined {} ({} new), orphaned {}, re-parsed for a new adapter version {}\n",
+          r.sources_quarantined + r.sources_still_quarantined, r.sources_quarantined,
+          r.sources_orphaned, r.sources_reparsed);
     if (!r.warnings_by_category.empty()) {
       std::cout << "  warnings:";
       for (const auto& [category, n] : r.warnings_by_category)
@@ -60,7 +68,11 @@ boost::json::object report_json(const PipelineReport& report, const std::filesys
             {"rewritten", s.sources_rewritten},
             {"unclaimed", s.sources_unclaimed},
             {"missing", s.sources_missing},
-            {"failed", s.sources_failed}}},
+            {"failed", s.sources_failed},
+            {"quarantined", s.sources_quarantined + s.sources_still_quarantined},
+            {"newly_quarantined", s.sources_quarantined},
+            {"orphaned", s.sources_orphaned},
+            {"reparsed", s.sources_reparsed}}},
           {"sessions_touched", static_cast<int64_t>(s.sessions_touched.size())},
           {"events_added", s.events_added},
           {"copies_skipped", s.copies_skipped},
@@ -78,12 +90,23 @@ boost::json::object report_json(const PipelineReport& report, const std::filesys
 
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   auto vm = parse_command("sweep", args);
+  SweepOptions options;
+  options.retry_quarantined = vm.count("retry-quarantined") > 0;
+  if (vm.count("reparse")) options.reparse = vm["reparse"].as<std::vector<std::string>>();
   Config config = load_configuration(g);
   PluginRegistry registry;
   load_plugins(registry, g, config);
   print_refusals(registry);
   if (registry.adapters().empty())
     throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
+  for (const auto& name : options.reparse)
+    if (const PluginInfo* p = registry.find(name); !p || !p->adapter) {
+      std::vector<std::string> adapters;
+      for (const auto& a : registry.loaded())
+        if (a.adapter) adapters.push_back(a.name);
+      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded{}", name,
+                                   did_you_mean(name, adapters)));
+    }
   auto db_file = store_file(g, config);
   SweepLock lock(db_file);
   if (!lock.acquired()) {
@@ -98,17 +121,19 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   const bool quiet = vm.count("quiet") > 0 || json;
   const bool live = ::isatty(STDERR_FILENO) && !quiet;
   Pipeline pipeline(store, registry, config);
-  const PipelineReport report =
-      pipeline.sweep_all([&](std::size_t done, std::size_t total, const std::string&) {
+  const PipelineReport report = pipeline.sweep_all(
+      [&](std::size_t done, std::size_t total, const std::string&) {
         if (live && (done % 16 == 0 || done == total))
           std::cerr << fmt::format("\rhelix: swept {}/{} sources", done, total) << std::flush;
         if (live && done == total) std::cerr << "\n";
-      });
+      },
+      options);
   print_sweep_step(report.sweep, db_file, quiet);
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
   if (json) std::cout << to_json(report_json(report, db_file)) << "\n";
-  return kExitOk;
+  const SweepReport& r = report.sweep;
+  return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;
 }
 
 }  // namespace helix

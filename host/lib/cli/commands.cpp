@@ -44,7 +44,10 @@ void add_session_operand(CommandOptions& c) {
 
 void describe_sweep(CommandOptions& c) {
   c.options.add_options()("quiet,q", "print only problems (for cron)")(
-      "json", "the summary as one JSON object (problems still go to stderr)");
+      "json", "the summary as one JSON object (problems still go to stderr)")(
+      "retry-quarantined", "read quarantined sources again (a plugin crashed or hung on them)")(
+      "reparse", po::value<Values>()->composing()->value_name("PLUGIN"),
+      "read every source of this adapter plugin again from its start (repeatable)");
 }
 
 void describe_sessions(CommandOptions& c) {
@@ -52,7 +55,8 @@ void describe_sessions(CommandOptions& c) {
   add_filters(c, "sessions");
   c.options.add_options()("limit,n", po::value<int64_t>()->value_name("N"),
                           "at most N sessions (the newest)")(
-      "reverse", "oldest first (default: newest first)");
+      "reverse", "oldest first (default: newest first)")(
+      "tree", "subagent sessions under their parents, forks under their origins");
 }
 
 void describe_show(CommandOptions& c) {

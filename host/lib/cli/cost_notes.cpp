@@ -34,6 +34,7 @@ void warn_unpriced_sessions(Store& store, const std::vector<std::string>& uids) 
   for (const auto& uid : uids)
     for (const auto& u : session_unpriced_models(store, uid)) tokens[u.model] += u.tokens;
   std::vector<UnpricedModel> unpriced;
+  unpriced.reserve(tokens.size());
   for (const auto& [model, n] : tokens) unpriced.push_back({model, n});
   std::stable_sort(unpriced.begin(), unpriced.end(),
                    [](const auto& a, const auto& b) { return a.tokens > b.tokens; });

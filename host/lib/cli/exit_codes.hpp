@@ -10,7 +10,10 @@ inline constexpr int kExitUsage = 2;         // a bad command line (the message 
 inline constexpr int kExitConfig = 2;        // a bad configuration file (file, line and what)
 inline constexpr int kExitFailure = 3;       // a fatal runtime error (store, I/O)
 inline constexpr int kExitCannotResume = 4;  // resume: the agent cannot resume this session
-inline constexpr int kExitDataError = 65;    // an input file is not what it must be (EX_DATAERR)
-inline constexpr int kExitBusy = 75;         // another sweep holds the store (EX_TEMPFAIL)
+// `sweep`: a plugin crashed, hung or ran out of memory on some sources, which are quarantined;
+// everything else was stored and is reported.
+inline constexpr int kExitQuarantined = 5;
+inline constexpr int kExitDataError = 65;  // an input file is not what it must be (EX_DATAERR)
+inline constexpr int kExitBusy = 75;       // another sweep holds the store (EX_TEMPFAIL)
 
 }  // namespace helix

@@ -136,6 +136,32 @@ void apply_redaction(Config& c, const toml::table& root) {
   }
 }
 
+// [plugins]: where plugins are, and how adapters are isolated.
+void apply_plugins(Config& c, const toml::table& plugins) {
+  reject_unknown(c, plugins, "plugins",
+                 {"dirs", "isolation", "call_timeout_seconds", "worker_memory"});
+  if (auto* dirs = plugins.get("dirs")) {
+    c.plugin_dirs.clear();
+    for (auto& d : strings(c, *dirs, "plugins.dirs")) c.plugin_dirs.push_back(expand_home(d));
+  }
+  if (auto* v = plugins.get("isolation")) {
+    c.plugin_isolation = text(c, *v, "plugins.isolation");
+    if (c.plugin_isolation != "third-party" && c.plugin_isolation != "all" &&
+        c.plugin_isolation != "none")
+      bad(c, *v, "'plugins.isolation' must be third-party, all or none");
+  }
+  if (auto* v = plugins.get("call_timeout_seconds")) {
+    c.plugin_call_timeout_seconds = integer(c, *v, "plugins.call_timeout_seconds");
+    if (c.plugin_call_timeout_seconds < 1)
+      bad(c, *v, "'plugins.call_timeout_seconds' must be at least 1");
+  }
+  if (auto* v = plugins.get("worker_memory")) {
+    c.plugin_worker_memory = size_value(c, *v, "plugins.worker_memory");
+    if (c.plugin_worker_memory < (int64_t{64} << 20))
+      bad(c, *v, "'plugins.worker_memory' must be at least 64MiB");
+  }
+}
+
 void apply(Config& c, const toml::table& root) {
   reject_unknown(c, root, "",
                  {"store", "plugins", "sources", "domains", "adapters", "redaction",
@@ -144,13 +170,7 @@ void apply(Config& c, const toml::table& root) {
     reject_unknown(c, *store, "store", {"dir"});
     if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
   }
-  if (auto* plugins = root["plugins"].as_table()) {
-    reject_unknown(c, *plugins, "plugins", {"dirs"});
-    if (auto* dirs = plugins->get("dirs")) {
-      c.plugin_dirs.clear();
-      for (auto& d : strings(c, *dirs, "plugins.dirs")) c.plugin_dirs.push_back(expand_home(d));
-    }
-  }
+  if (auto* plugins = root["plugins"].as_table()) apply_plugins(c, *plugins);
   if (auto* sources = root["sources"].as_table()) {
     for (const auto& [flavor, node] : *sources) {
       const std::string section = "sources." + std::string(flavor.str());
@@ -318,7 +338,10 @@ std::string to_toml(const Config& c) {
   root.insert("store", toml::table{{"dir", c.store_dir}});
   toml::array dirs;
   for (const auto& d : c.plugin_dirs) dirs.push_back(d);
-  root.insert("plugins", toml::table{{"dirs", dirs}});
+  root.insert("plugins", toml::table{{"dirs", dirs},
+                                     {"isolation", c.plugin_isolation},
+                                     {"call_timeout_seconds", c.plugin_call_timeout_seconds},
+                                     {"worker_memory", c.plugin_worker_memory}});
   toml::table sources;
   for (const auto& [flavor, roots] : c.source_roots) {
     toml::array a;

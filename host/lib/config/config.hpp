@@ -24,7 +24,12 @@ struct RetentionConfig {
 struct Config {
   std::filesystem::path file;  // the file it was read from; empty = built-in defaults only
   std::string store_dir;       // [store] dir: the store is <dir>/helix.db
-  std::vector<std::string> plugin_dirs;                          // [plugins] dirs
+  std::vector<std::string> plugin_dirs;  // [plugins] dirs
+  // [plugins] isolation: which adapters run in a worker process with a watchdog and a memory
+  // limit: "third-party" (those not shipped with helix-host), "all" or "none".
+  std::string plugin_isolation = "third-party";
+  int64_t plugin_call_timeout_seconds = 120;                     // [plugins] call_timeout_seconds
+  int64_t plugin_worker_memory = int64_t{2} << 30;               // [plugins] worker_memory
   std::map<std::string, std::vector<std::string>> source_roots;  // [sources.<flavor>] roots
   std::map<std::string, std::string> repo_domains;               // [domains] repo = "domain"
   std::map<std::string, std::string> adapter_settings;           // [adapters.<plugin>] as JSON

@@ -179,9 +179,7 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
   std::map<std::string, std::pair<int64_t, std::string>> refused;  // -> sessions, first reason
   // Costs are the host's: priced again first if the price book changed since they were.
   const PriceBook book = effective_price_book(store);
-  const bool priced_before = pricing_state(store).has_value();  // else: a new store's first pass
-  if (auto repriced = price_with(store, book, now_ms()); repriced && priced_before)
-    report.repriced_sessions = repriced->changed;
+  report.repriced_sessions = price_with(store, book, now_ms());
   UsagePricer pricer(book);
   DigestWriteBatch batch(store);
   for (const auto& candidate : digest_candidates(store, majors)) {

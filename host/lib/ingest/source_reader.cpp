@@ -31,12 +31,25 @@ void blank_nul_runs(std::string& buf, int64_t base, RecordBatch& batch) {
   }
 }
 
+IsolationPolicy isolation_policy(const Config& config) {
+  IsolationPolicy p;
+  p.which = config.plugin_isolation == "all"    ? IsolationPolicy::Which::all
+            : config.plugin_isolation == "none" ? IsolationPolicy::Which::none
+                                                : IsolationPolicy::Which::third_party;
+  p.call_timeout_seconds = static_cast<double>(config.plugin_call_timeout_seconds);
+  p.memory_bytes = config.plugin_worker_memory;
+  return p;
+}
+
 }  // namespace
 
 SourceReader::SourceReader(const PluginRegistry& plugins, const Config& config,
-                           const SourceList& sources, CursorTable cursors, StepQueue& queue)
+                           const SweepOptions& options, const SourceList& sources,
+                           CursorTable cursors, StepQueue& queue)
     : plugins_(plugins),
       config_(config),
+      options_(options),
+      isolation_(isolation_policy(config)),
       sources_(sources),
       queue_(queue),
       cursors_(std::move(cursors)),
@@ -47,14 +60,52 @@ SourceReader::SourceReader(const PluginRegistry& plugins, const Config& config,
 
 SourceReader::~SourceReader() = default;
 
-const AdapterInstance& SourceReader::instance(const PluginInfo& plugin) {
+const AdapterRunner& SourceReader::instance(const PluginInfo& plugin) {
   auto& slot = instances_[plugin.name];
   if (!slot) {
     auto it = config_.adapter_settings.find(plugin.name);
-    slot = std::make_unique<AdapterInstance>(
-        plugin, it == config_.adapter_settings.end() ? "{}" : it->second, &*redactor_);
+    slot = make_adapter_runner(plugin, it == config_.adapter_settings.end() ? "{}" : it->second,
+                               &*redactor_, isolation_);
   }
   return *slot;
+}
+
+bool SourceReader::retry_quarantined(SourceCursor& cursor, const PluginInfo* plugin,
+                                     const FileIdentity& id, SweepReport& report) {
+  const bool plugin_changed = plugin && plugin_signature(*plugin) != cursor.quarantine;
+  if (options_.retry_quarantined || plugin_changed || !cursor.is_as(id)) return true;
+  ++report.sources_still_quarantined;
+  report.problems.push_back(fmt::format(
+      "{}: quarantined: {}; it is read again when the plugin or the file changes, or with "
+      "'helix-host sweep --retry-quarantined'",
+      cursor.path, cursor.last_error));
+  return false;
+}
+
+void SourceReader::quarantine(SourceCursor& cursor, const PluginInfo& plugin,
+                              const std::string& what, SweepReport& report) {
+  // The cursor last staged for the store (or this new one, never staged) is where reading
+  // stopped: what was staged before the fault is kept, the rest is read again on retry.
+  SourceCursor stopped = cursors_.find(cursor.path).value_or(cursor);
+  stopped.adopt(FileIdentity{cursor.dev, cursor.ino, cursor.size, cursor.mtime_ns});
+  stopped.adapter = cursor.adapter;
+  stopped.flavor = cursor.flavor;
+  stopped.state = SourceState::quarantined;
+  stopped.last_error = what;
+  stopped.quarantine = plugin_signature(plugin);
+  save(stopped);
+  ++report.sources_quarantined;
+  report.problems.push_back(fmt::format(
+      "{}: {} while reading it; the source is quarantined (its other data, and every other "
+      "source, are stored) until the plugin or the file changes, or "
+      "'helix-host sweep --retry-quarantined'",
+      cursor.path, what));
+}
+
+bool SourceReader::needs_reparse(const SourceCursor& cursor, const PluginInfo& plugin) const {
+  return std::find(options_.reparse.begin(), options_.reparse.end(), plugin.name) !=
+             options_.reparse.end() ||
+         reparse_worthy(cursor.adapter_version, plugin);
 }
 
 void SourceReader::run() {
@@ -123,11 +174,16 @@ void SourceReader::visit(const DiscoveredSource& source, SweepReport& report) {
         cursor = std::move(moved);
       }
     }
+    const PluginInfo* claimed = cursor ? plugins_.find(cursor->adapter) : nullptr;
     if (cursor && cursor->state == SourceState::active &&
-        nothing_to_do(*cursor, id, config_.final_line_grace_seconds)) {
+        nothing_to_do(*cursor, id, config_.final_line_grace_seconds) &&
+        !(claimed && needs_reparse(*cursor, *claimed))) {
       ++report.sources_unchanged;
       return;
     }
+    if (cursor && cursor->state == SourceState::quarantined &&
+        !retry_quarantined(*cursor, claimed, id, report))
+      return;
     bool is_new = !cursor;
     if (is_new) {
       cursor.emplace();
@@ -140,36 +196,54 @@ void SourceReader::visit(const DiscoveredSource& source, SweepReport& report) {
     if (cursor->adapter.empty() && !claim(*cursor, file, source, report)) return;
     const PluginInfo* plugin = plugins_.find(cursor->adapter);
     if (!plugin) {
+      if (cursor->state == SourceState::orphaned) return;  // the sweep has named it already
       cursor->state = SourceState::orphaned;
       save(*cursor);
+      ++report.sources_orphaned;
       report.problems.push_back(fmt::format(
-          "{}: claimed by plugin '{}', which is not loaded; left unread until it is back",
+          "{}: claimed by plugin '{}', which is not loaded; orphaned: left unread until it is "
+          "back",
           source.path, cursor->adapter));
       return;
     }
-    // A file revisited only for its finished last line has not changed.
-    const bool unchanged = !is_new && cursor->is_as(id);
-    is_new ? ++report.sources_new
-           : (unchanged ? ++report.sources_unchanged : ++report.sources_changed);
-    const AdapterInstance& adapter = instance(*plugin);
-    cursor->state = SourceState::active;
-    cursor->last_error.clear();
-    if (cursor->layout == HELIX_LAYOUT_DOCUMENT) {
-      cursor->adopt(id);
-      ingest_document(*cursor, file, adapter, report);
-      return;
+    try {
+      read_claimed(*cursor, file, *plugin, is_new, report);
+    } catch (const PluginFault& fault) {
+      quarantine(*cursor, *plugin, fault.what(), report);
     }
-    bool new_generation = needs_new_generation(*cursor, file);
-    if (new_generation) {
-      ++report.sources_rewritten;
-      cursor->start_new_generation();
-    }
-    cursor->adopt(id);
-    ingest_lines(*cursor, file, adapter, new_generation, report);
   } catch (const std::exception& e) {
     ++report.sources_failed;
     report.problems.push_back(fmt::format("{}: {}", source.path, e.what()));
   }
+}
+
+// Reads a claimed source with its plugin; a PluginFault passes to the caller.
+void SourceReader::read_claimed(SourceCursor& cursor, SourceFile& file, const PluginInfo& plugin,
+                                bool is_new, SweepReport& report) {
+  const FileIdentity& id = file.identity();
+  const bool reparse = !is_new && needs_reparse(cursor, plugin);
+  // A file revisited only for its finished last line has not changed.
+  const bool unchanged = !is_new && cursor.is_as(id);
+  is_new ? ++report.sources_new
+         : (unchanged ? ++report.sources_unchanged : ++report.sources_changed);
+  const AdapterRunner& adapter = instance(plugin);
+  cursor.state = SourceState::active;
+  cursor.last_error.clear();
+  cursor.quarantine.clear();
+  if (reparse) ++report.sources_reparsed;
+  cursor.adapter_version = plugin.version;  // the version that reads it from now on
+  if (cursor.layout == HELIX_LAYOUT_DOCUMENT) {
+    cursor.adopt(id);
+    ingest_document(cursor, file, adapter, report);
+    return;
+  }
+  const bool new_generation = reparse || needs_new_generation(cursor, file);
+  if (new_generation) {
+    if (!reparse) ++report.sources_rewritten;
+    cursor.start_new_generation();
+  }
+  cursor.adopt(id);
+  ingest_lines(cursor, file, adapter, new_generation, report);
 }
 
 bool SourceReader::claim(SourceCursor& cursor, SourceFile& file, const DiscoveredSource& source,
@@ -178,8 +252,19 @@ bool SourceReader::claim(SourceCursor& cursor, SourceFile& file, const Discovere
   int best = 0;
   const PluginInfo* winner = nullptr;
   for (const PluginInfo* plugin : plugins_.adapters()) {
-    int score =
-        instance(*plugin).probe(source.path, head, static_cast<uint64_t>(file.identity().size));
+    int score = 0;
+    try {
+      score =
+          instance(*plugin).probe(source.path, head, static_cast<uint64_t>(file.identity().size));
+    } catch (const PluginFault& fault) {
+      report.problems.push_back(fmt::format("{}: {} while probing it; counted as not claiming it",
+                                            source.path, fault.what()));
+    }
+    if (score == AdapterRunner::kProbeFailed)
+      report.problems.push_back(
+          fmt::format("{}: plugin '{}' failed to probe it (its probe threw); "
+                      "counted as not claiming it",
+                      source.path, plugin->name));
     if (score > best) {  // ties go to the plugin loaded first (name order): deterministic
       best = score;
       winner = plugin;
@@ -223,7 +308,7 @@ bool SourceReader::needs_new_generation(const SourceCursor& cursor, SourceFile& 
 }
 
 void SourceReader::ingest_lines(SourceCursor& cursor, SourceFile& file,
-                                const AdapterInstance& adapter, bool new_generation,
+                                const AdapterRunner& adapter, bool new_generation,
                                 SweepReport& report) {
   bool committed = false;
   while (true) {
@@ -303,7 +388,7 @@ bool SourceReader::skip_oversized_record(SourceCursor& cursor, SourceFile& file,
 }
 
 // The adapter parses the buffered lines; the cursor moves past the file's own bytes.
-void SourceReader::parse_lines(SourceCursor& cursor, const AdapterInstance& adapter,
+void SourceReader::parse_lines(SourceCursor& cursor, const AdapterRunner& adapter,
                                RecordBatch& batch, bool added_newline) {
   std::string& buf = read_buffer_;
   const int64_t pos = cursor.offset;
@@ -346,19 +431,28 @@ bool SourceReader::finished_last_line(const SourceCursor& cursor, std::string_vi
 }
 
 void SourceReader::ingest_document(SourceCursor& cursor, SourceFile& file,
-                                   const AdapterInstance& adapter, SweepReport& report) {
+                                   const AdapterRunner& adapter, SweepReport& report) {
   const auto max_record = static_cast<std::size_t>(config_.max_record_bytes);
   queue_.wait_for_room();
   std::string doc = file.read(0, max_record + 1);
+  // Only a complete parse replaces what the document gave before: one too large, one the
+  // adapter could not parse (it throws) and one it parsed only in part (it reported damage)
+  // keep the stored rows, and the document is read again next sweep.
+  if (doc.size() > max_record)
+    throw std::runtime_error(
+        fmt::format("the document is larger than sweep.max_record_bytes ({}); what it gave "
+                    "before is kept",
+                    max_record));
   RecordBatch batch;
-  if (doc.size() > max_record) {
-    batch.warnings.push_back({0, "record_too_large",
-                              fmt::format("document larger than sweep.max_record_bytes ({}); "
-                                          "skipped",
-                                          max_record)});
-  } else {
-    adapter.parse(cursor.path, HELIX_LAYOUT_DOCUMENT, 0, doc, "", batch);
-  }
+  adapter.parse(cursor.path, HELIX_LAYOUT_DOCUMENT, 0, doc, "", batch);
+  for (const auto& w : batch.warnings)
+    if (w.category == "invalid_json" || w.category == "not_an_object" ||
+        w.category == "invalid_record")
+      throw std::runtime_error(fmt::format(
+          "the document did not parse whole ({} at offset {}: {}); what it gave before is kept "
+          "and it is read again next sweep",
+          w.category, w.source_offset, w.message));
+  if (cursor.generation > 0) ++report.sources_rewritten;  // replaced whole, not appended to
   report.bytes_read += static_cast<int64_t>(doc.size());
   cursor.offset = static_cast<int64_t>(std::min(doc.size(), max_record));
   cursor.head_len = std::min<int64_t>(kHeadBytes, cursor.offset);

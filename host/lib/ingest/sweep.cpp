@@ -60,8 +60,9 @@ std::ptrdiff_t index_of(const std::vector<DiscoveredSource>& sources, const std:
 
 }  // namespace
 
-Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config)
-    : store_(store), plugins_(plugins), config_(config) {}
+Sweep::Sweep(Store& store, const PluginRegistry& plugins, const Config& config,
+             SweepOptions options)
+    : store_(store), plugins_(plugins), config_(config), options_(std::move(options)) {}
 
 // Only the sources that changed are opened and read: the rest are told apart by one stat each
 // against a summary of their stored cursor, and no full cursor is held for them.
@@ -74,6 +75,7 @@ SweepReport Sweep::run(const SweepProgress& progress) {
         "{}: plugin '{}' asked for this file, which holds credentials; refused, never opened",
         r.path, r.plugin));
   const auto& sources = discovery.sources;
+  mark_orphans(report);
   BatchScope batch(store_, config_.chunk_bytes * kChunksPerCommit);
   std::vector<FileIdentity> identities;
   identities.reserve(sources.size());
@@ -134,7 +136,8 @@ Sweep::CursorScan Sweep::scan_cursors(const std::vector<DiscoveredSource>& sourc
     if (i < 0 && cursor.state != SourceState::missing) scan.undiscovered.push_back(cursor.path);
     if (i >= 0 && cursor.state == SourceState::active &&
         nothing_to_do(cursor, identities[static_cast<std::size_t>(i)],
-                      config_.final_line_grace_seconds))
+                      config_.final_line_grace_seconds) &&
+        !reparse_due(cursor))
       scan.unchanged[static_cast<std::size_t>(i)] = true;
     if (cursor.head_len == 0) return;
     const Key key{cursor.dev, cursor.ino};
@@ -168,7 +171,7 @@ SweepReport Sweep::run_pipeline(const SourceList& sources, CursorTable cursors,
   StepQueue queue(config_.chunk_bytes / 4);
   std::exception_ptr read_failure;
   {
-    SourceReader reader(plugins_, config_, sources, std::move(cursors), queue);
+    SourceReader reader(plugins_, config_, options_, sources, std::move(cursors), queue);
     std::thread reading([&] {
       try {
         reader.run();
@@ -201,6 +204,29 @@ SweepReport Sweep::run_pipeline(const SourceList& sources, CursorTable cursors,
 #endif
   if (read_failure) std::rethrow_exception(read_failure);
   return report;
+}
+
+// Before the cursors are scanned: a source whose plugin is not loaded is orphaned and named in
+// the report on every sweep until its plugin is back; then it counts as unchanged again.
+void Sweep::mark_orphans(SweepReport& report) {
+  std::vector<std::string> loaded;
+  for (const PluginInfo* p : plugins_.adapters()) loaded.push_back(p->name);
+  store_.mark_orphans(loaded);
+  for (const auto& s : store_.unread_sources()) {
+    if (s.state != SourceState::orphaned) continue;
+    ++report.sources_orphaned;
+    report.problems.push_back(fmt::format(
+        "{}: claimed by plugin '{}', which is not loaded; orphaned: left unread until it is back",
+        s.path, s.adapter));
+  }
+}
+
+bool Sweep::reparse_due(const SourceSummary& cursor) const {
+  const PluginInfo* plugin = plugins_.find(cursor.adapter);
+  if (!plugin) return false;
+  return std::find(options_.reparse.begin(), options_.reparse.end(), plugin->name) !=
+             options_.reparse.end() ||
+         reparse_worthy(cursor.adapter_version, *plugin);
 }
 
 // Files renamed since the last sweep (rotation: x.jsonl moved away, a new x.jsonl created in

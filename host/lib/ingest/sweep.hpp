@@ -23,7 +23,8 @@ namespace helix {
 
 class Sweep {
  public:
-  Sweep(Store& store, const PluginRegistry& plugins, const Config& config);
+  Sweep(Store& store, const PluginRegistry& plugins, const Config& config,
+        SweepOptions options = {});
 
   SweepReport run(const SweepProgress& progress = {});
 
@@ -50,9 +51,15 @@ class Sweep {
   void mark_missing(const std::vector<std::string>& undiscovered, SweepReport& report);
   bool follow_renames(const std::vector<std::pair<std::string, std::string>>& moves);
 
+  // Sources of a plugin that is not loaded are orphaned; those of a plugin that is back, active.
+  void mark_orphans(SweepReport& report);
+  // The summary's adapter asks for its sources to be read again (a version or --reparse).
+  bool reparse_due(const SourceSummary& cursor) const;
+
   Store& store_;
   const PluginRegistry& plugins_;
   const Config& config_;
+  SweepOptions options_;
 };
 
 }  // namespace helix

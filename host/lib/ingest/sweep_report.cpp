@@ -17,7 +17,11 @@ void accumulate(SweepReport& into, SweepReport&& from) {
                          {&into.copies_skipped, from.copies_skipped},
                          {&into.usage_records, from.usage_records},
                          {&into.bytes_read, from.bytes_read},
-                         {&into.bad_records, from.bad_records}})
+                         {&into.bad_records, from.bad_records},
+                         {&into.sources_quarantined, from.sources_quarantined},
+                         {&into.sources_still_quarantined, from.sources_still_quarantined},
+                         {&into.sources_orphaned, from.sources_orphaned},
+                         {&into.sources_reparsed, from.sources_reparsed}})
     *to += add;
   into.sessions_touched.merge(from.sessions_touched);
   for (const auto& [category, n] : from.warnings_by_category)

@@ -9,7 +9,8 @@
 namespace helix {
 
 struct SessionRecord {
-  std::string native_id, parent_native_id, cwd, git_branch, model, title, agent_version;
+  std::string native_id, parent_native_id, cwd, git_branch, model, title, agent_version,
+      forked_from_native_id;
   // Filled by the host on the reading side from `cwd` (never by adapters): the store does no
   // file-system I/O inside its write transaction.
   std::string repo, domain;

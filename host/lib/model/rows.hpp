@@ -17,6 +17,7 @@ struct UsageTotals {
 struct SessionRow {
   std::string uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch, model, title,
       agent_version, outcome, task_ref, source_path;
+  std::string forked_from;                     // the session this one was forked from (schema 14)
   int64_t started_at_ms = 0, ended_at_ms = 0;  // 0 = unknown
   int64_t discovered_at_ms = 0, ingested_at_ms = 0, analyzed_at_ms = 0, evicted_at_ms = 0;
   int64_t schema_version = 0, event_count = 0, turns = 0, retries = 0, source_bytes = 0;

@@ -7,11 +7,12 @@
 namespace helix {
 namespace {
 
-constexpr std::array<std::pair<SourceState, std::string_view>, 4> kStateNames{{
+constexpr std::array<std::pair<SourceState, std::string_view>, 5> kStateNames{{
     {SourceState::active, "active"},
     {SourceState::missing, "missing"},
     {SourceState::unclaimed, "unclaimed"},
     {SourceState::orphaned, "orphaned"},
+    {SourceState::quarantined, "quarantined"},
 }};
 
 }  // namespace
@@ -28,8 +29,6 @@ std::optional<SourceState> parse_source_state(std::string_view name) {
   return std::nullopt;
 }
 
-std::ostream& operator<<(std::ostream& out, SourceState state) {
-  return out << to_string(state);
-}
+std::ostream& operator<<(std::ostream& out, SourceState state) { return out << to_string(state); }
 
 }  // namespace helix

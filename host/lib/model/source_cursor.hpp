@@ -22,6 +22,9 @@ enum class SourceState {
   missing,    // its file is gone; its rows stay, and it resumes if the file comes back
   unclaimed,  // no loaded plugin recognises it
   orphaned,   // the plugin that claimed it is not loaded; left unread until it is back
+  // Its plugin crashed, hung or ran out of memory on it (last_error says which): left unread
+  // until the plugin or the file changes, or `sweep --retry-quarantined`.
+  quarantined,
 };
 std::string_view to_string(SourceState state);
 // The state of that name; nullopt for a name this host does not know.
@@ -45,6 +48,9 @@ struct SourceCursor {
   SourceState state = SourceState::active;
   std::string adapter_state;
   std::string last_error;
+  // When quarantined: the plugin file as it was then ("<version> <size> <mtime_ns>"), so that
+  // a changed plugin is tried again.
+  std::string quarantine;
 
   // The file is as last seen (same device, inode, size and mtime).
   bool is_as(const FileIdentity& file) const {
@@ -80,6 +86,7 @@ struct SourceSummary {
   uint64_t head_hash = 0;
   int64_t offset = 0;
   SourceState state = SourceState::active;
+  std::string adapter, adapter_version;  // who read it last (a new version may re-read it)
 
   bool is_as(const FileIdentity& file) const {
     return dev == file.dev && ino == file.ino && size == file.size && mtime_ns == file.mtime_ns;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 // The host's definition of the ABI's opaque per-call context.
@@ -80,13 +81,13 @@ int64_t payload_index(helix_call* call, const helix_event* e, const std::string&
 // read as far as it goes (read_abi_struct).
 void too_small(helix_call* call, uint64_t offset, const char* what, std::size_t minimum) {
   warn(call, offset, "invalid_record",
-       fmt::format("the adapter passed a {} record smaller than ABI 1.0's {} bytes; dropped", what,
+       fmt::format("the adapter passed a {} smaller than ABI 1.0's {} bytes; dropped", what,
                    minimum));
 }
 
 void emit_session(helix_call* call, const helix_session* declared) {
   const auto s = read_abi_struct(declared, HELIX_SESSION_SIZE_1_0);
-  if (!s) return too_small(call, 0, "session", HELIX_SESSION_SIZE_1_0);
+  if (!s) return too_small(call, 0, "helix_session", HELIX_SESSION_SIZE_1_0);
   if (s->native_id.len == 0)
     return warn(call, 0, "missing_session_id", "session record without id");
   SessionRecord r;
@@ -99,6 +100,7 @@ void emit_session(helix_call* call, const helix_session* declared) {
   r.agent_version = text(s->agent_version);
   r.started_at_ms = s->started_at_ms;
   r.ended_at_ms = s->ended_at_ms;
+  r.forked_from_native_id = text(s->forked_from_native_id);  // ABI 1.3: zero past struct_size
   call->batch->sessions.push_back(std::move(r));
 }
 
@@ -111,7 +113,12 @@ bool invalid_payload(const helix_call* call, const helix_event* e) {
 
 void emit_event(helix_call* call, const helix_event* declared) {
   const auto copy = read_abi_struct(declared, HELIX_EVENT_SIZE_1_0);
-  if (!copy) return too_small(call, 0, "event", HELIX_EVENT_SIZE_1_0);
+  if (!copy) {
+    uint64_t offset = 0;  // where the record came from, when the plugin's struct reaches it
+    if (declared && declared->struct_size >= HELIX_SIZE_THROUGH(helix_event, source_offset))
+      std::memcpy(&offset, &declared->source_offset, sizeof offset);
+    return too_small(call, offset, "helix_event", HELIX_EVENT_SIZE_1_0);
+  }
   const helix_event* e = &*copy;
   if (e->session_id.len == 0)
     return warn(call, e->source_offset, "missing_session_id", "event without a session id");
@@ -151,7 +158,7 @@ void emit_event(helix_call* call, const helix_event* declared) {
 
 void emit_usage(helix_call* call, const helix_usage* declared) {
   const auto u = read_abi_struct(declared, HELIX_USAGE_SIZE_1_0);
-  if (!u) return too_small(call, 0, "usage", HELIX_USAGE_SIZE_1_0);
+  if (!u) return too_small(call, 0, "helix_usage", HELIX_USAGE_SIZE_1_0);
   if (u->session_id.len == 0)
     return warn(call, u->source_offset, "missing_session_id", "usage without a session id");
   UsageRecord r;

@@ -1,5 +1,6 @@
 #include "plugins/plugin_registry.hpp"
 
+#include "base/semver.hpp"
 #include "plugins/abi_struct.hpp"
 
 #define BOOST_DLL_USE_STD_FS
@@ -35,6 +36,18 @@ bool is_plugin_file_name(const std::string& name) {
 bool valid_name(const char* s) {
   static const std::regex pattern("[a-z0-9_-]{1,64}");
   return s && std::regex_match(s, pattern);
+}
+
+// helix-host's own plugin directory: <prefix>/lib/helix/plugins beside <prefix>/bin, or the
+// plugins directory of the build tree this host was built in.
+bool is_first_party_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  for (const auto& own : {exe.parent_path().parent_path() / "lib" / "helix" / "plugins",
+                          std::filesystem::path(HELIX_BUILD_PLUGIN_DIR)}) {
+    if (std::filesystem::equivalent(dir, own, ec)) return true;
+  }
+  return false;
 }
 
 bool has_elf_header(const std::filesystem::path& file) {
@@ -149,22 +162,32 @@ void PluginRegistry::load_directory(const std::filesystem::path& configured) {
   }
   std::sort(files.begin(), files.end());
   std::sort(misnamed.begin(), misnamed.end());
-  for (const auto& file : files) {
-    const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
-    std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
-                             : changeable_by_others(real, "plugin file");
-    if (problem.empty() && real.parent_path() != dir)
-      problem = changeable_by_others(real.parent_path(), "directory of the plugin file");
-    if (!problem.empty()) {
-      refuse(file, problem);
-      continue;
-    }
-    load_file(real);
-  }
+  for (const auto& file : files) load_checked(file, dir);
   for (const auto& file : misnamed)
     refuse(file,
            "its name does not match libhelix_<name>.so, so it is not loaded; if it is a "
            "Helix plugin, rename it to libhelix_<name>.so");
+}
+
+void PluginRegistry::load_plugin_file(const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::canonical(file.parent_path(), ec);
+  if (ec) return refuse(file, fmt::format("its directory cannot be resolved: {}", ec.message()));
+  if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
+    return refuse(file, problem);
+  load_checked(file, dir);
+}
+
+void PluginRegistry::load_checked(const std::filesystem::path& file,
+                                  const std::filesystem::path& dir) {
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
+  std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
+                           : changeable_by_others(real, "plugin file");
+  if (problem.empty() && real.parent_path() != dir)
+    problem = changeable_by_others(real.parent_path(), "directory of the plugin file");
+  if (!problem.empty()) return refuse(file, problem);
+  load_file(real);
 }
 
 void PluginRegistry::refuse(const std::filesystem::path& file, std::string reason) {
@@ -233,6 +256,7 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   info.version = d->version ? d->version : "";
   info.description = d->description ? d->description : "";
   info.path = file;
+  info.first_party = is_first_party_dir(file.parent_path());
   info.abi_major = d->abi_major;
   info.abi_minor = d->abi_minor;
   if (d->kind == HELIX_KIND_ADAPTER) {
@@ -255,6 +279,18 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
   }
   libraries_->items.push_back(std::move(lib));
   loaded_.push_back(std::move(info));
+}
+
+std::string plugin_signature(const PluginInfo& plugin) {
+  struct stat st {};
+  if (::stat(plugin.path.c_str(), &st) != 0) return plugin.version;
+  return fmt::format("{} {} {}", plugin.version, st.st_size,
+                     int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec);
+}
+
+bool reparse_worthy(std::string_view parsed_by, const PluginInfo& plugin) {
+  return !plugin.reparse_below.empty() && !parsed_by.empty() && parsed_by != plugin.version &&
+         version_less(parsed_by, plugin.reparse_below);
 }
 
 std::vector<const PluginInfo*> PluginRegistry::adapters() const {

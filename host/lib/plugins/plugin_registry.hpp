@@ -17,7 +17,11 @@ namespace helix {
 struct PluginInfo {
   std::string name, version, description, kind;
   std::filesystem::path path;
-  uint32_t abi_major = 0, abi_minor = 0;          // abi_minor: the minor the plugin needs
+  uint32_t abi_major = 0, abi_minor = 0;  // abi_minor: the minor the plugin needs
+  // Shipped with this helix-host: loaded from its own plugin directory (<prefix>/lib/helix/
+  // plugins beside bin/helix-host, or the build tree's). [plugins] isolation = "third-party"
+  // runs every other adapter in a worker process.
+  bool first_party = false;
   std::optional<helix_adapter_vtable> adapter;    // set for adapters
   std::optional<helix_digester_vtable> digester;  // set for digesters
   // Adapter extensions (ABI 1.3), when the plugin offers them.
@@ -31,6 +35,14 @@ struct RefusedPlugin {
   std::string reason;  // one line an administrator can act on
 };
 
+// The plugin file as it is now ("<version> <size> <mtime_ns>"): what a quarantine remembers,
+// so that a replaced plugin tries the source again.
+std::string plugin_signature(const PluginInfo& plugin);
+
+// True when a source last parsed by version `parsed_by` of this adapter is to be parsed again:
+// the adapter declares (helix.reparse/1) that output of versions below reparse_below is stale.
+bool reparse_worthy(std::string_view parsed_by, const PluginInfo& plugin);
+
 class PluginRegistry {
  public:
   PluginRegistry();
@@ -42,6 +54,8 @@ class PluginRegistry {
   // (see refused()) and the others still load. A missing directory is itself a refusal, and so
   // is a directory or plugin file that users other than its owner (you or root) could change.
   void load_directory(const std::filesystem::path& dir);
+  // Loads one plugin file with the same checks (helix-plugin-check uses it).
+  void load_plugin_file(const std::filesystem::path& file);
 
   const std::vector<PluginInfo>& loaded() const { return loaded_; }
   const std::vector<RefusedPlugin>& refused() const { return refused_; }
@@ -52,6 +66,7 @@ class PluginRegistry {
   const helix_hook_ext* hook_events(std::string_view flavor) const;
 
  private:
+  void load_checked(const std::filesystem::path& file, const std::filesystem::path& dir);
   void load_file(const std::filesystem::path& file);
   void refuse(const std::filesystem::path& file, std::string reason);
 

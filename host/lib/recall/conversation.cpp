@@ -159,6 +159,8 @@ class Builder {
         if (n + 1 < indices.size() && events_[indices[n + 1]].kind == "lifecycle" &&
             !is_compaction_marker(events_[indices[n + 1]]))
           s.summary = indices[++n];
+        else if (!e.text.empty())
+          s.summary = i;  // the compaction event carries its summary itself (Codex)
         steps.push_back(s);
       } else if (is_call(e)) {
         steps.push_back(call_step(i));
@@ -252,9 +254,12 @@ void flatten_steps(const Conversation& c, const std::vector<Step>& steps, int de
 
 }  // namespace
 
+// The adapters' one compaction event: a lifecycle event whose summary starts with "context
+// compacted" (docs/sdk.md); "compact_boundary" is how the Claude adapter named it before.
 bool is_compaction_marker(const EventRow& e) {
   return e.kind == "compaction" ||
-         (e.kind == "lifecycle" && e.summary.find("compact_boundary") != std::string::npos);
+         (e.kind == "lifecycle" && (e.summary.starts_with("context compacted") ||
+                                    e.summary.find("compact_boundary") != std::string::npos));
 }
 
 Conversation build_conversation(const std::vector<EventRow>& events) {

@@ -46,6 +46,8 @@ void write(const boost::json::value& v, std::string& out) {
 
 }  // namespace
 
+double cost_figure(double usd) { return std::round(usd * 1e6) / 1e6; }
+
 std::string json_text(const boost::json::value& v) {
   std::string out;
   write(v, out);

@@ -9,4 +9,8 @@ namespace helix {
 
 std::string json_text(const boost::json::value& v);
 
+// A cost in USD as answers carry it: rounded to a millionth of a dollar (0.338758, not
+// 0.33875849999999996).
+double cost_figure(double usd);
+
 }  // namespace helix

@@ -62,6 +62,7 @@ boost::json::object session_json(const SessionRow& s) {
           {"flavor", s.flavor},
           {"native_session_id", s.native_id},
           {"parent_session_uid", text_or_null(s.parent_uid)},
+          {"forked_from", text_or_null(s.forked_from)},
           {"title", text_or_null(s.title)},
           {"title_source", s.title.empty()   ? boost::json::value(nullptr)
                            : s.title_derived ? boost::json::value("first_prompt")
@@ -114,15 +115,17 @@ boost::json::object event_json(const EventRow& e, bool with_bodies) {
 boost::json::object status_json(const StoreStatus& s, const std::string& store_file) {
   boost::json::object states;
   for (const auto& [state, n] : s.sources_by_state) states[state] = n;
-  return {{"store", store_file},
-          {"sessions", s.sessions},
-          {"events", s.events},
-          {"sources", s.sources},
-          {"sources_by_state", std::move(states)},
-          {"warnings", s.warnings},
-          {"tier1_bytes", s.tier1_bytes},
-          {"tier2_bytes", s.tier2_bytes},
-          {"store_file_bytes", s.file_bytes}};
+  boost::json::array unread;  // quarantined and orphaned sources, with why
+  for (const auto& u : s.unread_sources)
+    unread.push_back(boost::json::object{{"path", u.path},
+                                         {"state", to_string(u.state)},
+                                         {"plugin", u.adapter},
+                                         {"reason", u.reason}});
+  return {{"store", store_file},          {"unread_sources", std::move(unread)},
+          {"sessions", s.sessions},       {"events", s.events},
+          {"sources", s.sources},         {"sources_by_state", std::move(states)},
+          {"warnings", s.warnings},       {"tier1_bytes", s.tier1_bytes},
+          {"tier2_bytes", s.tier2_bytes}, {"store_file_bytes", s.file_bytes}};
 }
 
 }  // namespace helix

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <map>
 
 #include "base/text.hpp"
 #include "recall/session_json.hpp"
+#include "recall/session_tree.hpp"
 #include "store/digest_store.hpp"
 
 namespace helix {
@@ -112,36 +114,58 @@ class Renderer {
   explicit Renderer(const std::vector<EventRow>& events) : events_(events) {
     for (std::size_t i = 0; i < events.size(); ++i)
       if (is_result(events[i])) results_[events[i].call_id].push_back(i);
+    const std::vector<std::ptrdiff_t> owners = subagent_owners(events);
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (owners[i] != kNoOwner)
+        subagent_[static_cast<std::size_t>(owners[i])].push_back(i);
+      else
+        top_.push_back(i);
   }
 
   std::string render() {
-    for (std::size_t i = 0; i < events_.size(); ++i) {
-      const EventRow& e = events_[i];
-      if (is_call(e))
-        call(e);
-      else if (is_result(e))
-        orphan_result(i);
-      else if (e.kind == "user_msg")
-        turn(e, e.is_sidechain ? "Subagent prompt" : "User");
-      else if (e.kind == "assistant_msg")
-        turn(e, e.is_sidechain ? "Subagent" : "Assistant");
-      else if (e.kind == "human_intervention")
-        turn(e, "User (interrupting)");
-      else if (e.kind == "decision")
-        turn(e, "Decision");
-      else if (e.kind == "thinking")
-        folded("Thinking", e.text);
-      else if (e.kind == "error")
-        error(e);
-      // lifecycle, completion (repeats the last answer), retry and other records are left out.
-    }
+    for (std::size_t i : top_) event(i);
     return out_;
   }
 
  private:
-  void turn(const EventRow& e, std::string_view who) {
+  void event(std::size_t i) {
+    const EventRow& e = events_[i];
+    if (is_call(e))
+      call(i);
+    else if (is_result(e))
+      orphan_result(i);
+    else if (e.kind == "user_msg")
+      turn(e, e.is_sidechain ? "Subagent prompt" : "User");
+    else if (e.kind == "assistant_msg")
+      turn(e, e.is_sidechain ? "Subagent" : "Assistant");
+    else if (e.kind == "human_intervention")
+      turn(e, "User (interrupting)", /*or_summary=*/true);
+    else if (e.kind == "decision")
+      turn(e, "Decision");
+    else if (e.kind == "thinking")
+      folded("Thinking", e.text);
+    else if (e.kind == "error")
+      error(e);
+    else if (e.kind == "lifecycle")
+      lifecycle(e);
+    // completion (repeats the last answer), retry and other records are left out.
+  }
+
+  // An interruption may have no text of its own (Codex's turn_aborted): its summary says it.
+  void turn(const EventRow& e, std::string_view who, bool or_summary = false) {
+    const std::string& text = e.text.empty() && or_summary ? e.summary : e.text;
+    if (text.empty()) return;
+    out_ += fmt::format("**{}**: {}\n\n", who, text);
+  }
+
+  // Lifecycle events with a text are what a reader of the session saw happen: a compaction and
+  // the summary the agent went on from, a subagent's task. Folded, titled by their summary.
+  void lifecycle(const EventRow& e) {
     if (e.text.empty()) return;
-    out_ += fmt::format("**{}**: {}\n\n", who, e.text);
+    std::string title = one_line(e.summary, kSummaryChars);
+    if (title.empty()) title = "Session event";
+    title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    folded(html_escape(title), e.text);
   }
 
   void folded(std::string_view summary, const std::string& text) {
@@ -157,7 +181,8 @@ class Renderer {
                         fenced(truncated(text, kTranscriptMaxOutputBytes)));
   }
 
-  void call(const EventRow& e) {
+  void call(std::size_t index) {
+    const EventRow& e = events_[index];
     const std::string& input = e.text.empty() ? e.summary : e.text;
     auto found = results_.find(e.call_id);
     bool failed = false;
@@ -182,6 +207,11 @@ class Renderer {
         done_.push_back(i);
       }
     }
+    // The subagent this call launched, nested under it in its own time order.
+    if (auto sub = subagent_.find(index); sub != subagent_.end()) {
+      out_ += "Subagent:\n\n";
+      for (std::size_t i : sub->second) event(i);
+    }
     out_ += "</details>\n\n";
   }
 
@@ -199,7 +229,9 @@ class Renderer {
   }
 
   const std::vector<EventRow>& events_;
-  std::map<std::string, std::vector<std::size_t>> results_;  // call id -> result events
+  std::map<std::string, std::vector<std::size_t>> results_;   // call id -> result events
+  std::map<std::size_t, std::vector<std::size_t>> subagent_;  // call -> its subagent's events
+  std::vector<std::size_t> top_;                              // events of no subagent
   std::vector<std::size_t> done_;
   std::string out_;
 };

@@ -63,23 +63,25 @@ std::string svg_stacked_bars(const StackedBars& chart, const std::string& title)
   std::vector<double> totals(n, 0);
   for (const auto& s : chart.series)
     for (std::size_t i = 0; i < n && i < s.values.size(); ++i) totals[i] += s.values[i];
-  const double step = nice_step(n ? *std::max_element(totals.begin(), totals.end()) : 0);
-  const double top =
-      step *
-      std::max(1.0, std::ceil((n ? *std::max_element(totals.begin(), totals.end()) : 0) / step));
+  const double highest = n ? *std::max_element(totals.begin(), totals.end()) : 0;
+  const double step = nice_step(highest);
+  const double top = step * std::max(1.0, std::ceil(highest / step));
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   auto y = [&](double v) { return kTop + plot_h - v / top * plot_h; };
   std::string svg =
       fmt::format(R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}">)"
                   "<title>{}</title>\n",
                   kWidth, kHeight, html_escape(title), html_escape(title));
-  for (double v = 0; v <= top + step / 2; v += step)  // grid lines and their figures
+  const int lines = static_cast<int>(std::lround(top / step));
+  for (int line = 0; line <= lines; ++line) {  // grid lines and their figures
+    const double v = step * line;
     svg += fmt::format(
         R"(<line class="axis" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>)"
         R"(<text x="{:.1f}" y="{:.1f}" text-anchor="end">{}</text>)"
         "\n",
         kLeft, y(v), kWidth - kRight, y(v), kLeft - 6, y(v) + 4,
         html_escape(short_figure(v, chart.unit == "$" ? "$" : "")));  // other units: the caption
+  }
   const double band = n ? plot_w / static_cast<double>(n) : plot_w;
   const double bar = std::max(1.0, band * 0.72);
   const std::size_t every = (n + kMaxAxisLabels - 1) / kMaxAxisLabels;

@@ -1,10 +1,12 @@
 #include "store/chunk_writer.hpp"
 
 #include "base/clock.hpp"
+#include "store/event_order.hpp"
 #include "store/search_index.hpp"
 
 #include <fmt/format.h>
 #include <helix/helix_plugin.h>
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -25,6 +27,7 @@ void merge(SessionRecord& into, const SessionRecord& from) {
     into.domain = from.domain;
   }
   first(into.parent_native_id, from.parent_native_id);
+  first(into.forked_from_native_id, from.forked_from_native_id);
   latest(into.git_branch, from.git_branch);
   latest(into.model, from.model);
   latest(into.title, from.title);
@@ -34,6 +37,11 @@ void merge(SessionRecord& into, const SessionRecord& from) {
     if (b > 0 && b > hi) hi = b;
   };
   widen(into.started_at_ms, into.ended_at_ms, from.started_at_ms, from.ended_at_ms);
+}
+
+bool is_call_or_result(std::string_view kind) {
+  return kind == "tool_call" || kind == "edit" || kind == "test_run" || kind == "tool_result" ||
+         kind == "error";
 }
 
 void touch(SessionRecord& s, int64_t ts) {
@@ -62,13 +70,29 @@ void ChunkWriter::write_sessions() {
   for (const auto& e : batch_.events) touch(touched_[e.session_id], e.ts_ms);
   for (const auto& u : batch_.usage) touch(touched_[u.session_id], u.ts_ms);
 
+  // The latest time stored before this chunk: an event stamped earlier may belong before others.
+  // A session the store did not know as a fork until now has its copies turned into references.
+  std::vector<std::pair<std::string, std::string>> new_forks;  // fork uid, origin uid
+  auto known = db_.cached("SELECT ended_at_ms, forked_from FROM sessions WHERE uid = ?");
+  for (const auto& [id, s] : touched_) {
+    known->bind(1, prefix_ + id);
+    const bool stored = known->step();
+    if (stored && !known->is_null(0)) ended_before_[prefix_ + id] = known->integer(0);
+    if (stored && known->is_null(1) && !s.forked_from_native_id.empty())
+      new_forks.emplace_back(prefix_ + id, prefix_ + s.forked_from_native_id);
+    known->reset();
+  }
+
   auto upsert = db_.cached(R"sql(
-    INSERT INTO sessions (uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch,
-      model, title, agent_version, started_at_ms, ended_at_ms, source_path, discovered_at_ms)
-    VALUES (:uid, :flavor, :native_id, :parent_uid, :repo, :domain, :cwd, :git_branch, :model,
-            :title, :agent_version, :started_at_ms, :ended_at_ms, :source_path, :now)
+    INSERT INTO sessions (uid, flavor, native_id, parent_uid, forked_from, repo, domain, cwd,
+      git_branch, model, title, agent_version, started_at_ms, ended_at_ms, source_path,
+      discovered_at_ms)
+    VALUES (:uid, :flavor, :native_id, :parent_uid, :forked_from, :repo, :domain, :cwd,
+            :git_branch, :model, :title, :agent_version, :started_at_ms, :ended_at_ms,
+            :source_path, :now)
     ON CONFLICT (uid) DO UPDATE SET
       parent_uid = COALESCE(parent_uid, excluded.parent_uid),
+      forked_from = COALESCE(forked_from, excluded.forked_from),
       cwd = COALESCE(cwd, excluded.cwd),
       repo = COALESCE(repo, excluded.repo),
       domain = COALESCE(domain, excluded.domain),
@@ -86,6 +110,8 @@ void ChunkWriter::write_sessions() {
         .bind(":native_id", id)
         .bind_text_or_null(":parent_uid",
                            s.parent_native_id.empty() ? "" : prefix_ + s.parent_native_id)
+        .bind_text_or_null(":forked_from",
+                           s.forked_from_native_id.empty() ? "" : prefix_ + s.forked_from_native_id)
         .bind_text_or_null(":repo", s.repo)
         .bind_text_or_null(":domain", s.domain)
         .bind_text_or_null(":cwd", s.cwd)
@@ -104,6 +130,31 @@ void ChunkWriter::write_sessions() {
     upsert->bind(":source_path", cursor_.path).bind(":now", now_);
     upsert->run();
   }
+  for (const auto& [fork, origin] : new_forks) demote_copies_of_origin(fork, origin);
+}
+
+void ChunkWriter::demote_copies_of_origin(const std::string& fork, const std::string& origin) {
+  auto copies = db_.cached(R"sql(
+    SELECT f.uid, f.ordinal FROM events f
+    WHERE f.session_uid = ?1 AND f.shadowed = 0 AND f.uid IS NOT NULL
+      AND EXISTS (SELECT 1 FROM events o WHERE o.session_uid = ?2 AND o.uid = f.uid
+                  AND o.ordinal = f.ordinal AND o.shadowed = 0))sql");
+  copies->bind(1, fork).bind(2, origin);
+  std::vector<std::pair<std::string, int64_t>> found;
+  while (copies->step()) found.emplace_back(copies->text(0), copies->integer(1));
+  copies->reset();
+  for (const auto& [uid, ordinal] : found) demote_fork_copies(origin, uid, ordinal);
+  forks_changed_.insert(fork);
+}
+
+const std::string& ChunkWriter::origin_of(const std::string& native_id) {
+  auto [it, fresh] = origins_.try_emplace(native_id);
+  if (fresh) {
+    auto st = db_.cached("SELECT forked_from FROM sessions WHERE uid = ?");
+    st->bind(1, uid_of(native_id));
+    if (st->step()) it->second = st->text(0);
+  }
+  return it->second;
 }
 
 void ChunkWriter::mark_copies() {
@@ -112,25 +163,84 @@ void ChunkWriter::mark_copies() {
   auto fill_time = db_.cached(
       "UPDATE events SET ts_ms = ? WHERE session_uid = ? AND uid = ? AND ordinal = ? "
       "AND shadowed = 0 AND ts_ms IS NULL");
+  auto stored_in = [&](const std::string& session_uid, const EventRecord& e) {
+    exists->bind(1, session_uid).bind(2, e.uid).bind(3, static_cast<int64_t>(e.ordinal));
+    const bool found = exists->step();
+    exists->reset();
+    return found;
+  };
   std::set<std::tuple<std::string, std::string, uint32_t>> seen;
   shadow_.assign(batch_.events.size(), false);
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
     if (e.uid.empty()) continue;
     auto key = std::make_tuple(e.session_id, e.uid, e.ordinal);
-    exists->bind(1, prefix_ + e.session_id).bind(2, e.uid).bind(3, static_cast<int64_t>(e.ordinal));
-    bool stored = exists->step();
-    exists->reset();
-    if (stored || !seen.insert(key).second) {
+    const bool stored = stored_in(uid_of(e.session_id), e);
+    // A fork's copy of its origin's record refers to the origin's: it is not an event of its own.
+    const std::string& origin = origin_of(e.session_id);
+    const bool in_origin = !stored && !origin.empty() && stored_in(origin, e);
+    if (stored || in_origin || !seen.insert(key).second) {
       shadow_[i] = true;
       ++stats_.events_skipped_as_copies;
-      if (stored && e.ts_ms > 0)  // a copy may know the time its primary lacks
+      if (stored && e.ts_ms > 0) {  // a copy may know the time its primary lacks
         fill_time->bind(1, e.ts_ms)
-            .bind(2, prefix_ + e.session_id)
+            .bind(2, uid_of(e.session_id))
             .bind(3, e.uid)
             .bind(4, static_cast<int64_t>(e.ordinal))
             .run();
+        if (db_.changes() > 0) to_order_.insert(uid_of(e.session_id));
+      }
     }
+  }
+}
+
+std::string ChunkWriter::linked_call(const std::string& session_uid, const std::string& alias) {
+  auto st = db_.cached(
+      "SELECT call_id FROM events WHERE session_uid = ? AND uid = ? AND kind = 'lifecycle' "
+      "AND shadowed = 0 AND call_id IS NOT NULL LIMIT 1");
+  st->bind(1, session_uid).bind(2, alias);
+  return st->step() ? st->text(0) : std::string();
+}
+
+void ChunkWriter::resolve_link(const std::string& session_uid, const std::string& alias,
+                               const std::string& call_id, int64_t seq) {
+  auto calls = db_.cached("UPDATE events SET call_id = ? WHERE session_uid = ? AND call_id = ?");
+  calls->bind(1, call_id).bind(2, session_uid).bind(3, alias).run();
+  auto parents = db_.cached(
+      "UPDATE events SET parent_seq = ? WHERE session_uid = ? AND parent_uid = ? "
+      "AND parent_seq IS NULL AND shadowed = 0 AND seq <> ?");
+  parents->bind(1, seq).bind(2, session_uid).bind(3, alias).bind(4, seq).run();
+}
+
+void ChunkWriter::demote_fork_copies(const std::string& origin_uid, const std::string& uid,
+                                     int64_t ordinal) {
+  auto [it, fresh] = forks_.try_emplace(origin_uid);
+  if (fresh) {
+    auto st = db_.cached("SELECT uid FROM sessions WHERE forked_from = ?");
+    st->bind(1, origin_uid);
+    while (st->step()) it->second.push_back(st->text(0));
+  }
+  if (it->second.empty()) return;
+  auto copy = db_.cached(
+      "SELECT id, kind = 'user_msg' AND is_sidechain = 0, kind = 'retry' FROM events "
+      "WHERE session_uid = ? AND uid = ? AND ordinal = ? AND shadowed = 0");
+  auto demote = db_.cached(
+      "UPDATE events SET shadowed = 1, seq = NULL, parent_seq = NULL "
+      "WHERE id = ?");
+  auto uncount = db_.cached(R"sql(
+    UPDATE sessions SET event_count = event_count - 1, user_msg_count = user_msg_count - ?,
+      retry_count = retry_count - ?, ingested_at_ms = ? WHERE uid = ?)sql");
+  for (const auto& fork : it->second) {
+    copy->bind(1, fork).bind(2, uid).bind(3, ordinal);
+    if (!copy->step()) {
+      copy->reset();
+      continue;
+    }
+    const int64_t id = copy->integer(0), user_msg = copy->integer(1), retry = copy->integer(2);
+    copy->reset();
+    demote->bind(1, id).run();
+    uncount->bind(1, user_msg).bind(2, retry).bind(3, now_).bind(4, fork).run();
+    forks_changed_.insert(fork);
   }
 }
 
@@ -177,7 +287,8 @@ ChunkWriter::EventStatements ChunkWriter::event_statements() {
 
 void ChunkWriter::write_events() {
   EventStatements st = event_statements();
-  std::map<std::string, int64_t> seqs;  // the next seq of each session the chunk writes to
+  std::map<std::string, int64_t> seqs;          // the next seq of each session the chunk writes to
+  std::map<std::string, int64_t> chunk_latest;  // the latest time of the chunk so far, by uid
   for (std::size_t i = 0; i < batch_.events.size(); ++i) {
     const auto& e = batch_.events[i];
     const std::string uid = prefix_ + e.session_id;
@@ -188,13 +299,29 @@ void ChunkWriter::write_events() {
       seq_it->second = st.next_seq->integer(0);
       st.next_seq->reset();
     }
-    const std::string tool = tool_of(st, uid, e);
-    if (!insert_event(st, i, uid, seq_it->second, tool)) continue;
+    const int64_t seq = seq_it->second;
+    // A subagent's event may name the link to its launching call instead of the call.
+    std::string call_id = e.call_id;
+    if (!call_id.empty() && !is_call_or_result(e.kind))
+      if (std::string linked = linked_call(uid, call_id); !linked.empty()) call_id = linked;
+    const std::string tool = tool_of(st, uid, e, call_id);
+    if (!insert_event(st, i, uid, seq, tool, call_id)) continue;
     counts_[uid].add_event(e.kind, (e.flags & HELIX_EVENT_SIDECHAIN) != 0, shadow_[i], e.summary,
                            e.uid);
-    if (is_searchable_kind(e.kind) && (!e.text.empty() || !tool.empty()))
-      search_.push_back({db_.last_insert_rowid(), uid, e.kind, tool, e.text, shadow_[i]});
+    if (is_searchable(e.kind, e.role, tool, e.text))
+      search_.push_back({db_.last_insert_rowid(), uid, e.kind, e.role, tool, e.text, shadow_[i]});
     if (shadow_[i]) continue;
+    if (e.kind == "lifecycle" && !e.uid.empty() && !call_id.empty())
+      resolve_link(uid, e.uid, call_id, seq);
+    if (!e.uid.empty()) demote_fork_copies(uid, e.uid, e.ordinal);
+    // Stamped before what the session held, or further back than a burst of its own file:
+    // order_events_by_time may place it elsewhere.
+    int64_t& latest = chunk_latest[uid];
+    if (auto before = ended_before_.find(uid);
+        (before != ended_before_.end() && e.ts_ms > 0 && e.ts_ms < before->second) ||
+        (e.ts_ms > 0 && e.ts_ms < latest - kBurstMs))
+      to_order_.insert(uid);
+    latest = std::max(latest, e.ts_ms);
     ++seq_it->second;
     ++stats_.events_added;
   }
@@ -203,12 +330,14 @@ void ChunkWriter::write_events() {
   count_chunk_rows(db_, counts_, cursor_.id);
 }
 
-// A result names no tool: it inherits the tool of its call.
-std::string ChunkWriter::tool_of(EventStatements& st, const std::string& uid,
-                                 const EventRecord& e) {
-  if (!e.tool.empty() || e.call_id.empty()) return e.tool;
+// A result names no tool: it inherits the tool of its call (a subagent's event carrying its
+// call's id does not).
+std::string ChunkWriter::tool_of(EventStatements& st, const std::string& uid, const EventRecord& e,
+                                 const std::string& call_id) {
+  const bool result = e.kind == "tool_result" || e.kind == "error";
+  if (!e.tool.empty() || call_id.empty() || !result) return e.tool;
   std::string tool;
-  st.call_tool->bind(1, uid).bind(2, e.call_id);
+  st.call_tool->bind(1, uid).bind(2, call_id);
   if (st.call_tool->step()) tool = st.call_tool->text(0);
   st.call_tool->reset();
   return tool;
@@ -217,7 +346,7 @@ std::string ChunkWriter::tool_of(EventStatements& st, const std::string& uid,
 // Inserts event i at `seq` (a shadow has none); false when an event already holds its
 // position, which is an adapter bug: the first stays and the second becomes a warning.
 bool ChunkWriter::insert_event(EventStatements& st, std::size_t i, const std::string& uid,
-                               int64_t seq, const std::string& tool) {
+                               int64_t seq, const std::string& tool, const std::string& call_id) {
   const auto& e = batch_.events[i];
   Statement& insert = *st.insert;
   insert.bind(":session_uid", uid);
@@ -241,7 +370,7 @@ bool ChunkWriter::insert_event(EventStatements& st, std::size_t i, const std::st
       .bind_text_or_null(":summary", e.summary)
       .bind_text_or_null(":uid", e.uid)
       .bind_text_or_null(":parent_uid", e.parent_uid)
-      .bind_text_or_null(":call_id", e.call_id)
+      .bind_text_or_null(":call_id", call_id)
       .bind(":is_sidechain", static_cast<int64_t>((e.flags & HELIX_EVENT_SIDECHAIN) != 0))
       .bind_text_or_null(":model", e.model)
       .bind(":source_id", cursor_.id)
@@ -301,7 +430,12 @@ void ChunkWriter::write_usage() {
   // (a stored row keeps its first session, which RETURNING names).
   auto stored_usage = db_.cached(
       "SELECT input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, "
-      "reasoning_tokens, cost_usd IS NOT NULL FROM usage WHERE key = ?");
+      "reasoning_tokens, cost_usd IS NOT NULL, session_uid FROM usage WHERE key = ?");
+  // A model call a fork copied is its origin's: a row a fork read first moves to the origin.
+  auto reclaim = db_.cached(
+      "UPDATE usage SET session_uid = ?1, source_id = ?3, source_offset = ?4 WHERE key = ?2 "
+      "AND session_uid IN (SELECT uid FROM sessions WHERE forked_from = ?1)");
+  std::set<std::string> reclaimed;
   // An agent's running total of what the session cost: the latest record of a key wins.
   auto agent_total = db_.cached(R"sql(
     INSERT INTO agent_costs (key, session_uid, source_id, source_offset, model, cost_usd)
@@ -348,11 +482,24 @@ void ChunkWriter::write_usage() {
         .bind(":cache_creation_1h_tokens", u.cache_creation_1h_tokens);
     SessionUsageCounts old;  // what the replaced row held, if the key has one
     stored_usage->bind(1, key);
+    std::string held_by;
     if (stored_usage->step()) {
       old = {stored_usage->integer(0), stored_usage->integer(1), stored_usage->integer(2),
              stored_usage->integer(3), stored_usage->integer(4), stored_usage->integer(5) != 0};
+      held_by = stored_usage->text(6);
     }
     stored_usage->reset();
+    if (!held_by.empty() && held_by != prefix_ + u.session_id) {
+      reclaim->bind(1, prefix_ + u.session_id)
+          .bind(2, key)
+          .bind(3, cursor_.id)
+          .bind(4, static_cast<int64_t>(u.source_offset))
+          .run();
+      if (db_.changes() > 0) {
+        reclaimed.insert(held_by);
+        reclaimed.insert(prefix_ + u.session_id);
+      }
+    }
     if (usage->step()) {  // no row: the stored one stays
       auto& c = usage_counts[usage->text(0)];
       c.recompute |= old.recompute || u.cost_usd >= 0;  // a cost was or is there
@@ -366,6 +513,25 @@ void ChunkWriter::write_usage() {
     ++stats_.usage_records;
   }
   count_chunk_usage(db_, usage_counts);
+  // Both sessions' digests and usage days follow the moved rows.
+  auto stale = db_.cached("UPDATE sessions SET ingested_at_ms = ? WHERE uid = ?");
+  for (const auto& session : reclaimed) {
+    refresh_usage_totals(db_, session);
+    stale->bind(1, now_).bind(2, session).run();
+  }
+}
+
+void ChunkWriter::refresh_forks() {
+  for (const auto& [id, origin] : origins_)
+    if (!origin.empty()) forks_changed_.insert(uid_of(id));
+  auto start = db_.cached(R"sql(
+    UPDATE sessions SET started_at_ms = COALESCE((SELECT MIN(ts_ms) FROM events
+      WHERE session_uid = ?1 AND shadowed = 0 AND ts_ms IS NOT NULL), started_at_ms)
+    WHERE uid = ?1)sql");
+  for (const auto& fork : forks_changed_) {
+    start->bind(1, fork).run();
+    refresh_prompt_title(db_, fork);
+  }
 }
 
 void ChunkWriter::mark_ingested() {

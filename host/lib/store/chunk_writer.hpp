@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,15 +43,36 @@ class ChunkWriter {
   void mark_ingested();
   void write_warnings();
   void write_redactions();
+  // A fork's start time and derived title come from its own records, not the ones it copied.
+  void refresh_forks();
 
   const CommitStats& stats() const { return stats_; }
+  // Sessions whose events this chunk may have stored out of time order (a record of another
+  // file that happened earlier, a copy that gave its primary a time): for order_events_by_time.
+  const std::set<std::string>& sessions_to_order() const { return to_order_; }
 
  private:
+  std::string uid_of(const std::string& native_id) const { return prefix_ + native_id; }
+  // The session a native session was forked from ("" when none), as the store knows it.
+  const std::string& origin_of(const std::string& native_id);
+  // The call id an alias stands for: a link event (lifecycle, uid = alias, with a call_id)
+  // stored in the session, else "".
+  std::string linked_call(const std::string& session_uid, const std::string& alias);
+  // A link event just stored: the events that named its uid as their call id or parent take
+  // the call and the link.
+  void resolve_link(const std::string& session_uid, const std::string& alias,
+                    const std::string& call_id, int64_t seq);
+  // The origin's record just stored: a fork read earlier holds a visible copy of it, which
+  // becomes a shadow (a reference to the origin's record).
+  void demote_fork_copies(const std::string& origin_uid, const std::string& uid, int64_t ordinal);
+  // A session just learnt to be a fork: its visible copies of the origin's records go.
+  void demote_copies_of_origin(const std::string& fork, const std::string& origin);
   struct EventStatements;
   EventStatements event_statements();
-  std::string tool_of(EventStatements& st, const std::string& uid, const EventRecord& e);
+  std::string tool_of(EventStatements& st, const std::string& uid, const EventRecord& e,
+                      const std::string& call_id);
   bool insert_event(EventStatements& st, std::size_t i, const std::string& uid, int64_t seq,
-                    const std::string& tool);
+                    const std::string& tool, const std::string& call_id);
   void bind_pack_slice(Statement& insert, std::size_t i) const;
 
   Database& db_;
@@ -66,6 +88,10 @@ class ChunkWriter {
   const BatchPacks* packs_ = nullptr;
   std::map<std::string, int64_t> pack_ids_;         // by native id
   std::map<std::string, SessionRowCounts> counts_;  // what the chunk's stored rows bring, by uid
+  std::map<std::string, std::string> origins_;      // forked_from, by native id
+  std::map<std::string, std::vector<std::string>> forks_;  // fork uids, by origin uid
+  std::map<std::string, int64_t> ended_before_;            // by uid, before this chunk
+  std::set<std::string> to_order_, forks_changed_;         // by uid
 };
 
 }  // namespace helix

@@ -9,7 +9,7 @@ namespace helix {
 
 struct PendingSearch {
   int64_t event_id = 0;
-  std::string session_uid, kind, tool, text;
+  std::string session_uid, kind, role, tool, text;
   bool shadow = false;
 };
 

@@ -113,13 +113,13 @@ RepriceReport forget_imported_prices(Store& store, int64_t now_ms) {
   return report;
 }
 
-std::optional<RepriceReport> price_with(Store& store, const PriceBook& book, int64_t now_ms) {
+int64_t price_with(Store& store, const PriceBook& book, int64_t now_ms) {
   auto state = pricing_state(store);
-  if (state && state->fingerprint == book.fingerprint()) return std::nullopt;
+  if (state && state->fingerprint == book.fingerprint()) return 0;
   Savepoint tx(store.database());
-  RepriceReport report = reprice_all(store, book, now_ms);
+  const RepriceReport report = reprice_all(store, book, now_ms);
   tx.release();
-  return report;
+  return state ? report.changed : 0;
 }
 
 }  // namespace helix

@@ -45,7 +45,8 @@ RepriceReport forget_imported_prices(Store& store, int64_t now_ms);
 
 // Prices every session's usage with `book` when the stored costs were computed with another
 // book (or never): what a new helix-host with a newer built-in book does on its first sweep.
-// Within the caller's transaction, if any.
-std::optional<RepriceReport> price_with(Store& store, const PriceBook& book, int64_t now_ms);
+// Within the caller's transaction, if any. Returns how many sessions' costs changed because
+// the book did (0 when it had not, or when the store was never priced before).
+int64_t price_with(Store& store, const PriceBook& book, int64_t now_ms);
 
 }  // namespace helix

@@ -471,7 +471,42 @@ CREATE TABLE pricing_state (
 );
 )sql";
 
-// Version 13. Search finds word forms (a porter stemmer over unicode61: "typos" finds "typo",
+// A source whose plugin crashed, hung or ran out of memory on it is quarantined (state
+// 'quarantined', the reason in last_error): `quarantine` names the plugin file as it was then,
+// so that a changed plugin tries it again.
+constexpr const char* kSchemaV13Quarantine = R"sql(
+ALTER TABLE sources ADD COLUMN quarantine TEXT;  -- "<plugin version> <size> <mtime_ns>"
+)sql";
+
+// Version 14. Forks and what search reads. sessions.forked_from names the session a fork copied
+// its conversation from (the fork's copies of the origin's records are its shadows), with an
+// index to find an origin's forks. Search also indexes lifecycle events that carry a text (a
+// compaction's summary, a subagent's description) and tool results delivered as a user turn
+// (role user: a background task's notification), so the view, its delete trigger and the index
+// are rebuilt for the wider set.
+constexpr const char* kSchemaV14ForksAndSearch = R"sql(
+ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+CREATE INDEX sessions_forks ON sessions(forked_from) WHERE forked_from IS NOT NULL;
+DROP TRIGGER search_events_forget;
+DROP VIEW search_event_texts;
+CREATE VIEW search_event_texts AS
+  SELECT e.id, e.tool,
+    helix_search_body((SELECT p.data FROM payload_packs p WHERE p.id = e.pack_id),
+                      e.text_off, e.text_len) AS body
+  FROM events e
+  WHERE (e.kind IN ('user_msg', 'assistant_msg', 'tool_call', 'test_run', 'edit', 'error',
+                    'human_intervention', 'decision')
+         AND (e.tool IS NOT NULL OR e.text_len > 0))
+     OR (e.kind = 'lifecycle' AND e.text_len > 0)
+     OR (e.kind = 'tool_result' AND e.role = 'user' AND e.text_len > 0);
+CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+  INSERT INTO search_events (search_events, rowid, tool, body)
+    SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+END;
+INSERT INTO search_events (search_events) VALUES ('rebuild');
+)sql";
+
+// Version 15. Search finds word forms (a porter stemmer over unicode61: "typos" finds "typo",
 // "fixing" finds "fixed") in both indexes, rebuilt from what they index. Texts in scripts
 // written without spaces (Chinese, Japanese, Thai, ...) are one unicode61 token per run, so a
 // word inside a run could not be found: search_events_cjk, an FTS5 trigram index over the same
@@ -479,7 +514,7 @@ CREATE TABLE pricing_state (
 // function; the host adds new events to it as it stores them), and finds any substring of
 // three characters or more (shorter ones by LIKE over its rows). usage_time serves the usage
 // reports that read single calls by time (local days, 5-hour blocks, the status line).
-constexpr const char* kSchemaV13WordForms = R"sql(
+constexpr const char* kSchemaV15WordForms = R"sql(
 DROP TRIGGER search_events_forget;
 DROP TABLE search_events;
 CREATE VIRTUAL TABLE search_events USING fts5(
@@ -540,7 +575,9 @@ constexpr Migration kMigrations[] = {
     {10, kSchemaV10UsageRollup},
     {11, kSchemaV11SessionCounters},
     {12, kSchemaV12HostPricing},
-    {13, kSchemaV13WordForms},
+    {13, kSchemaV13Quarantine},
+    {14, kSchemaV14ForksAndSearch},
+    {15, kSchemaV15WordForms},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

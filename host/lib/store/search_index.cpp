@@ -125,6 +125,13 @@ bool has_spaceless_script(std::string_view text) {
   return false;
 }
 
+bool is_searchable(std::string_view kind, std::string_view role, std::string_view tool,
+                   std::string_view text) {
+  if (is_searchable_kind(kind)) return !text.empty() || !tool.empty();
+  if (kind == "lifecycle") return !text.empty();
+  return kind == "tool_result" && role == "user" && !text.empty();
+}
+
 std::string indexed_body(std::string_view text) {
   std::string body = searchable_text(text);
   body.resize(capped(body).size());
@@ -164,6 +171,24 @@ std::string title_from_prompt(std::string_view prompt) {
   return one_line(prompt.substr(pos), kTitleChars);
 }
 
+void refresh_prompt_title(Database& db, const std::string& session_uid) {
+  auto prompts = db.cached(R"sql(
+    SELECT p.data, e.text_off, e.text_len FROM events e JOIN payload_packs p ON p.id = e.pack_id
+    WHERE e.session_uid = ? AND e.kind = 'user_msg' AND e.shadowed = 0 AND e.text_len > 0
+    ORDER BY e.seq)sql");
+  prompts->bind(1, session_uid);
+  std::string title;
+  while (title.empty() && prompts->step()) {
+    const std::string raw = unpack_payload(prompts->blob(0));
+    const auto off = static_cast<std::size_t>(prompts->integer(1));
+    const auto len = static_cast<std::size_t>(prompts->integer(2));
+    if (off + len <= raw.size()) title = title_from_prompt(std::string_view(raw).substr(off, len));
+  }
+  prompts->reset();
+  auto set = db.cached("UPDATE sessions SET prompt_title = ? WHERE uid = ?");
+  set->bind_text_or_null(1, title).bind(2, session_uid).run();
+}
+
 SearchIndexWriter::SearchIndexWriter(Database& db)
     : insert_(db.prepare("INSERT INTO search_events (rowid, tool, body) VALUES (?, ?, ?)")),
       insert_cjk_(db.prepare("INSERT INTO search_events_cjk (rowid, body) VALUES (?, ?)")),
@@ -171,9 +196,9 @@ SearchIndexWriter::SearchIndexWriter(Database& db)
           "UPDATE sessions SET prompt_title = ? WHERE uid = ? AND prompt_title IS NULL")) {}
 
 void SearchIndexWriter::add(int64_t event_id, const std::string& session_uid,
-                            const std::string& kind, const std::string& tool,
-                            const std::string& text, bool shadow) {
-  if (!is_searchable_kind(kind) || (text.empty() && tool.empty())) return;
+                            const std::string& kind, const std::string& role,
+                            const std::string& tool, const std::string& text, bool shadow) {
+  if (!is_searchable(kind, role, tool, text)) return;
   const std::string body = indexed_body(text);
   insert_.bind(1, event_id).bind_text_or_null(2, tool).bind(3, body).run();
   if (has_spaceless_script(body)) insert_cjk_.bind(1, event_id).bind(2, body).run();

@@ -17,8 +17,14 @@ struct EventRecord;
 
 // Indexed kinds: prompts, answers, tool calls (name and command or arguments), errors,
 // interventions and decisions. Tool results and thinking are not (size; see docs/schema.md).
-// The view search_event_texts (schema version 8) lists the same kinds.
+// The view search_event_texts (schema version 12) lists the same events.
 bool is_searchable_kind(std::string_view kind);
+
+// Whether an event is indexed: an event of an indexed kind with a tool or a text; a lifecycle
+// event with a text (a compaction's summary, a subagent's description); a tool result delivered
+// as a user turn (role user: a background task's notification) with a text.
+bool is_searchable(std::string_view kind, std::string_view role, std::string_view tool,
+                   std::string_view text);
 
 // What column `body` indexes for an event text: the string values of a JSON argument object,
 // at most 32 KiB.
@@ -32,6 +38,10 @@ std::string title_from_prompt(std::string_view prompt);
 // ideographs, kana, Thai, Lao, Khmer, Myanmar, Tibetan): its events also go to the
 // trigram index search_events_cjk.
 bool has_spaceless_script(std::string_view text);
+
+// Sets the session's derived title again from its first visible prompt (after its earlier
+// first prompt became a shadow: a fork's copy of its origin's prompt).
+void refresh_prompt_title(Database& db, const std::string& session_uid);
 
 // Registers helix_search_body(pack, text_off, text_len) and helix_spaceless(text) on a
 // connection: the indexed body of an
@@ -48,7 +58,7 @@ class SearchIndexWriter {
   // `event_id` is the stored row and `text` the text stored in its pack; shadows are indexed
   // too (search shows visible rows only), so a promoted shadow is findable without re-indexing.
   void add(int64_t event_id, const std::string& session_uid, const std::string& kind,
-           const std::string& tool, const std::string& text, bool shadow);
+           const std::string& role, const std::string& tool, const std::string& text, bool shadow);
 
  private:
   Statement insert_, insert_cjk_, title_;

@@ -5,12 +5,14 @@
 #include "base/clock.hpp"
 #include "base/private_files.hpp"
 #include "store/chunk_writer.hpp"
+#include "store/event_order.hpp"
 #include "store/schema.hpp"
 #include "store/search_index.hpp"
 #include "store/session_counters.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <boost/json.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -49,13 +51,14 @@ SourceCursor read_cursor(const Statement& st) {
   c.state = stored_state(st.text(17), c.path);
   c.adapter_state = st.blob(18);
   c.last_error = st.text(19);
+  c.quarantine = st.text(20);
   return c;
 }
 
 constexpr const char* kCursorColumns =
     "id, path, dev, ino, size, mtime_ns, compressed, layout, head_len, head_hash, offset, "
     "tail_len, tail_hash, generation, adapter, adapter_version, flavor, state, adapter_state, "
-    "last_error";
+    "last_error, quarantine";
 
 // Empties a list however the scope ends: pending search entries are indexed in the
 // transaction that holds their events, or gone with it (event ids are reused after a rollback).
@@ -117,8 +120,8 @@ std::vector<SourceCursor> Store::all_sources() {
 
 void Store::scan_sources(const std::function<void(const SourceSummary&)>& each) {
   auto st = db_.prepare(
-      "SELECT id, path, dev, ino, size, mtime_ns, compressed, head_len, head_hash, offset, state "
-      "FROM sources ORDER BY path");
+      "SELECT id, path, dev, ino, size, mtime_ns, compressed, head_len, head_hash, offset, state, "
+      "COALESCE(adapter, ''), COALESCE(adapter_version, '') FROM sources ORDER BY path");
   SourceSummary s;  // one summary reused: its path keeps its capacity
   while (st.step()) {
     s.id = st.integer(0);
@@ -132,8 +135,28 @@ void Store::scan_sources(const std::function<void(const SourceSummary&)>& each) 
     s.head_hash = static_cast<uint64_t>(st.integer(8));
     s.offset = st.integer(9);
     s.state = stored_state(st.text(10), s.path);
+    s.adapter = st.text(11);
+    s.adapter_version = st.text(12);
     each(s);
   }
+}
+
+int64_t Store::mark_orphans(const std::vector<std::string>& loaded) {
+  // The names go in as one JSON array: no SQL text is built from them.
+  boost::json::array list;
+  for (const auto& n : loaded) list.emplace_back(n);
+  const std::string names = boost::json::serialize(list);
+  auto back = db_.prepare(
+      "UPDATE sources SET state = 'active', updated_ms = ?2 WHERE state = 'orphaned' "
+      "AND adapter IN (SELECT value FROM json_each(?1))");
+  back.bind(1, names).bind(2, now_ms());
+  back.run();
+  auto gone = db_.prepare(
+      "UPDATE sources SET state = 'orphaned', updated_ms = ?2 WHERE state = 'active' "
+      "AND adapter IS NOT NULL AND adapter NOT IN (SELECT value FROM json_each(?1))");
+  gone.bind(1, names).bind(2, now_ms());
+  gone.run();
+  return db_.changes();
 }
 
 void Store::save_source(SourceCursor& c) {
@@ -149,13 +172,14 @@ void Store::write_source(SourceCursor& c) {
   auto st = db_.cached(R"sql(
     INSERT INTO sources (id, path, dev, ino, size, mtime_ns, compressed, layout, head_len,
       head_hash, offset, tail_len, tail_hash, generation, adapter, adapter_version, flavor, state,
-      adapter_state, last_error, first_seen_ms, updated_ms)
+      adapter_state, last_error, first_seen_ms, updated_ms, quarantine)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-            ?20, ?21, ?21)
+            ?20, ?21, ?21, ?22)
     ON CONFLICT (id) DO UPDATE SET path = ?2, dev = ?3, ino = ?4, size = ?5, mtime_ns = ?6,
       compressed = ?7, layout = ?8, head_len = ?9, head_hash = ?10, offset = ?11, tail_len = ?12,
       tail_hash = ?13, generation = ?14, adapter = ?15, adapter_version = ?16, flavor = ?17,
-      state = ?18, adapter_state = ?19, last_error = ?20, updated_ms = ?21)sql");
+      state = ?18, adapter_state = ?19, last_error = ?20, updated_ms = ?21,
+      quarantine = ?22)sql");
   if (c.id > 0)
     st->bind(1, c.id);
   else
@@ -179,7 +203,8 @@ void Store::write_source(SourceCursor& c) {
       .bind(18, to_string(c.state))
       .bind_blob(19, c.adapter_state)
       .bind_text_or_null(20, c.last_error)
-      .bind(21, now);
+      .bind(21, now)
+      .bind_text_or_null(22, c.quarantine);
   st->run();
   if (c.id == 0)
     c.id = db_.last_insert_rowid();
@@ -194,7 +219,15 @@ void Store::index_pending_search() {
   if (pending_search_.empty()) return;
   if (!search_) search_ = std::make_unique<SearchIndexWriter>(db_);  // prepared once
   for (const auto& p : pending_search_)
-    search_->add(p.event_id, p.session_uid, p.kind, p.tool, p.text, p.shadow);
+    search_->add(p.event_id, p.session_uid, p.kind, p.role, p.tool, p.text, p.shadow);
+}
+
+// A record of another file that happened earlier (a subagent's transcript, Grok's runtime
+// events) is stored after the events it happened among: each such session is put back in time
+// order once per batch, in the transaction that holds its new events.
+void Store::order_pending_sessions() {
+  ClearOnExit<decltype(pending_order_)> clear{pending_order_};
+  for (const auto& session : pending_order_) order_events_by_time(db_, session);
 }
 
 void Store::delete_source_rows(int64_t source_id) {
@@ -243,7 +276,9 @@ void Store::promote_shadows(
     WHERE uid = ?1)sql");
   for (const auto& [session, uid, ordinal] : lost) {
     promote->bind(1, session).bind(2, uid).bind(3, ordinal).run();
-    if (db_.changes() > 0) bump->bind(1, session).run();
+    if (db_.changes() == 0) continue;
+    bump->bind(1, session).run();
+    pending_order_.insert(session);  // the promoted copy took the next seq: maybe not its place
   }
 }
 
@@ -269,7 +304,9 @@ CommitStats Store::commit_alone(SourceCursor& cursor, const RecordBatch& batch,
                                 bool new_generation) {
   Transaction tx(db_);
   ClearOnExit<decltype(pending_search_)> clear{pending_search_};
+  ClearOnExit<decltype(pending_order_)> clear_order{pending_order_};
   CommitStats stats = write_chunk(cursor, batch, new_generation);
+  order_pending_sessions();
   index_pending_search();
   tx.commit();
   return stats;
@@ -310,6 +347,7 @@ BatchLost Store::lose_batch(const std::exception& cause) {
   batch_->tx.reset();  // rolls back what SQLite has not already
   batch_->bytes = 0;
   pending_search_.clear();
+  pending_order_.clear();
   return BatchLost(cause.what());
 }
 
@@ -339,6 +377,7 @@ void Store::commit_batch() {
   try {
     if (!db_.in_transaction())
       throw std::runtime_error("SQLite rolled the transaction back after an earlier error");
+    order_pending_sessions();
     index_pending_search();
     tx->commit();
   } catch (const std::exception& e) {
@@ -374,6 +413,8 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   chunk.mark_ingested();
   chunk.write_warnings();
   chunk.write_redactions();
+  chunk.refresh_forks();
+  pending_order_.insert(chunk.sessions_to_order().begin(), chunk.sessions_to_order().end());
   save_source(cursor);  // the cursor moves in the same savepoint as the rows it covers
   return chunk.stats();
 }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,10 +26,17 @@ namespace helix {
 
 class SearchIndexWriter;
 
+// A source that is not read, and why: quarantined (last_error) or orphaned (adapter).
+struct SourceProblem {
+  std::string path, adapter, reason;
+  SourceState state = SourceState::active;
+};
+
 struct StoreStatus {
   int64_t sessions = 0, events = 0, sources = 0, tier1_bytes = 0, tier2_bytes = 0, file_bytes = 0,
           warnings = 0;
   std::vector<std::pair<std::string, int64_t>> sources_by_state;
+  std::vector<SourceProblem> unread_sources;  // quarantined and orphaned, by path
 };
 
 // A write batch that is gone as a whole: its COMMIT failed, or SQLite rolled its transaction
@@ -57,6 +65,11 @@ class Store {
   // The oldest cursor (lowest id) of the file with this device and inode.
   std::optional<SourceCursor> find_source_by_identity(uint64_t dev, uint64_t ino);
   std::vector<SourceCursor> all_sources();
+  // The quarantined and orphaned sources, by path.
+  std::vector<SourceProblem> unread_sources();
+  // Sources claimed by an adapter that is not among `loaded` become orphaned (left unread), and
+  // orphaned ones whose adapter is loaded again become active. Returns how many were orphaned.
+  int64_t mark_orphans(const std::vector<std::string>& loaded);
   // Every cursor's summary in path order, one at a time (nothing is held): the caller must
   // not write to the store from `each`.
   void scan_sources(const std::function<void(const SourceSummary&)>& each);
@@ -119,8 +132,11 @@ class Store {
   void query_sessions(const SessionFilter& filter, const std::string& uid,
                       const std::function<void(const SessionRow&)>& visit);
   Database db_;
-  std::unique_ptr<SearchIndexWriter> search_;   // commit_chunk's, prepared on first use
-  std::vector<PendingSearch> pending_search_;   // events of the open batch, not yet indexed
+  std::unique_ptr<SearchIndexWriter> search_;  // commit_chunk's, prepared on first use
+  std::vector<PendingSearch> pending_search_;  // events of the open batch, not yet indexed
+  // Sessions of the open batch whose events may be out of time order: ordered before commit.
+  std::set<std::string> pending_order_;
+  void order_pending_sessions();
   std::unique_ptr<PackCompressor> compressor_;  // commit_chunk's, made on first use
   struct Batch {
     int64_t max_bytes = 0, bytes = 0;

@@ -30,7 +30,7 @@ constexpr const char* kCountedListing = R"sql(
       s.source_bytes, s.usage_input_tokens, s.usage_output_tokens, s.usage_cache_read_tokens,
       s.usage_cache_creation_tokens, s.usage_reasoning_tokens, s.usage_cost_usd, s.prompt_title,
       s.cost_usd, s.agent_cost_usd, s.unpriced_tokens, COALESCE(s.tool_calls, 0),
-      COALESCE(s.infra_tool_calls, 0)
+      COALESCE(s.infra_tool_calls, 0), s.forked_from
     FROM sessions s
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
@@ -53,7 +53,7 @@ constexpr const char* kUncountedListing = R"sql(
       (SELECT COALESCE(SUM(size), 0) FROM sources WHERE id IN
          (SELECT DISTINCT source_id FROM events e WHERE e.session_uid = s.uid)),
       u.input, u.output, u.cache_read, u.cache_creation, u.reasoning, u.cost, s.prompt_title,
-      NULL, NULL, 0, 0, 0
+      NULL, NULL, 0, 0, 0, NULL
     FROM sessions s
     LEFT JOIN (SELECT session_uid, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
                  SUM(cache_read_tokens) AS cache_read,
@@ -102,6 +102,8 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
     probe->step();
     if (probe->integer(0) == 0) sql.replace(sql.find("s.prompt_title"), 14, "NULL");
   }
+  if (user_version(db_) < 13 && sql.find("s.forked_from") != std::string::npos)
+    sql.replace(sql.find("s.forked_from"), 13, "NULL");  // read-only: not migrated
   auto lease = db_.cached(sql);  // the digest pass looks up one session at a time
   Statement& st = *lease;
   st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
@@ -149,6 +151,7 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
       r.title = q.text(31);
       r.title_derived = !r.title.empty();
     }
+    r.forked_from = q.text(37);
     if (redactions) {
       Statement& count = **redactions;
       count.bind(1, r.uid);
@@ -338,7 +341,19 @@ StoreStatus Store::status() {
   s.tier2_bytes = measured_tier2_bytes(*this);
   auto st = db_.prepare("SELECT state, COUNT(*) FROM sources GROUP BY state ORDER BY state");
   while (st.step()) s.sources_by_state.emplace_back(st.text(0), st.integer(1));
+  s.unread_sources = unread_sources();
   return s;
+}
+
+std::vector<SourceProblem> Store::unread_sources() {
+  auto st = db_.prepare(
+      "SELECT path, COALESCE(adapter, ''), COALESCE(last_error, ''), state FROM sources "
+      "WHERE state IN ('quarantined', 'orphaned') ORDER BY path");
+  std::vector<SourceProblem> out;
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2),
+                   parse_source_state(st.text(3)).value_or(SourceState::active)});
+  return out;
 }
 
 namespace {

@@ -62,6 +62,7 @@ inline constexpr const char* other = HELIX_EVENT_KIND_OTHER;
 struct Session {
   Text native_id{}, parent_native_id{}, cwd{}, git_branch{}, model{}, title{}, agent_version{};
   int64_t started_at_ms = 0, ended_at_ms = 0;
+  Text forked_from_native_id{};  // ABI 1.3
 };
 
 struct Event {
@@ -133,6 +134,7 @@ class ParseContext {
     c.agent_version = to_c(s.agent_version);
     c.started_at_ms = s.started_at_ms;
     c.ended_at_ms = s.ended_at_ms;
+    c.forked_from_native_id = to_c(s.forked_from_native_id);
     emit_->session(call_, &c);
   }
 
@@ -235,8 +237,8 @@ class RecordEmitter {
 
 // Calls `on_line(line, offset)` for each non-empty line of a LINES chunk (without '\n' or a
 // trailing '\r'). An exception from one line becomes an `adapter_exception` warning at its
-// offset and the next line goes on; only ParseFailure fails the whole call. Events the line
-// emitted before it threw are kept.
+// offset and the next line goes on; only ParseFailure (and std::bad_alloc) fails the whole call.
+// Events the line emitted before it threw are kept.
 template <class OnLine>
 void for_each_line(const ParseContext& ctx, OnLine&& on_line) {
   const std::string_view data = ctx.data();
@@ -253,6 +255,8 @@ void for_each_line(const ParseContext& ctx, OnLine&& on_line) {
       on_line(line, offset);
     } catch (const ParseFailure&) {
       throw;
+    } catch (const std::bad_alloc&) {
+      throw;  // not a bad record: the plugin ran out of memory, which fails the call
     } catch (const std::exception& e) {
       ctx.warn(offset, "adapter_exception", e.what());
     } catch (...) {

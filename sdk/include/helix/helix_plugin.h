@@ -136,6 +136,11 @@ typedef struct helix_session {
   helix_str agent_version; /* the agent CLI's version that wrote the records */
   int64_t started_at_ms;   /* Unix epoch milliseconds; 0 = unknown */
   int64_t ended_at_ms;
+  /* ABI 1.3 (the host reads it only inside struct_size): the session this one was forked from
+   * (a copy of its conversation continued under a new id), if any. The host links the fork to
+   * its origin and keeps the records the fork copied as references to the origin's, not as
+   * events of its own. Merge rule: the first value known. */
+  helix_str forked_from_native_id;
 } helix_session;
 
 /* One normalized SessionEvent. `kind` is one of HELIX_EVENT_KINDS: user_msg, assistant_msg,

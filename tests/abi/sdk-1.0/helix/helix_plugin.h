@@ -1,0 +1,231 @@
+/* helix/helix_plugin.h: the Helix plugin ABI, the only contract between helix-host and a plugin.
+ *
+ * Pure C (C99), no dependencies. A plugin is a shared library that exports one symbol,
+ * helix_plugin_query(), returning a static descriptor. Everything else travels through the
+ * function tables declared here.
+ *
+ * Versioning. HELIX_ABI_MAJOR changes only when an existing member changes meaning or
+ * position; HELIX_ABI_MINOR grows when members are appended. The host accepts a plugin iff
+ * plugin major == host major and plugin minor <= host minor. Every struct that crosses the
+ * boundary starts with `struct_size`; a reader uses only members that lie inside it and treats
+ * the rest as zero. Members are only ever appended at the end of a struct, within a major.
+ *
+ * Ownership (the rules, then OWNERSHIP notes on each pointer):
+ *  1. Nothing allocated on one side is freed on the other. No C++ type or exception crosses.
+ *  2. Host -> plugin inputs (helix_str, structs) are BORROWED for the duration of the call.
+ *  3. Plugin -> host records passed to emit callbacks are BORROWED for the duration of the
+ *     callback; the host copies what it keeps, so a plugin may reuse its buffers afterwards.
+ *  4. The descriptor, its vtable and every string reachable from them are STATIC data of the
+ *     plugin, valid while the library is loaded (the host never unloads during a run).
+ *  5. Plugin instances (helix_adapter*) are owned by the plugin; the host calls destroy().
+ *
+ * Threading. One adapter instance is used by one thread at a time; the host may create several
+ * instances. probe() and parse() must be pure functions of their inputs (and the state the host
+ * hands back): no file, network or database access, no process-global side effects.
+ */
+#ifndef HELIX_PLUGIN_H_
+#define HELIX_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HELIX_ABI_MAJOR 1
+#define HELIX_ABI_MINOR 0
+
+#if defined(_WIN32)
+#define HELIX_EXPORT __declspec(dllexport)
+#else
+#define HELIX_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A UTF-8 string view, not NUL-terminated. {NULL, 0} and {p, 0} both mean "empty/unknown".
+ * OWNERSHIP: borrowed; see rules 2 and 3. */
+typedef struct helix_str {
+  const char* ptr;
+  size_t len;
+} helix_str;
+
+typedef int32_t helix_status;
+#define HELIX_OK 0
+#define HELIX_ERROR 1 /* the call failed as a whole; the message was set with set_error() */
+
+/* Plugin kinds. */
+#define HELIX_KIND_ADAPTER 1
+#define HELIX_KIND_DIGESTER 2 /* reserved: digester tables arrive in a later minor */
+
+/* How the host reads a source. */
+#define HELIX_LAYOUT_LINES 1    /* append-only JSONL: complete lines from the committed offset */
+#define HELIX_LAYOUT_DOCUMENT 2 /* one document, re-read whole and replaced when it changes */
+
+/* Event flags. */
+#define HELIX_EVENT_SIDECHAIN 1u /* belongs to a subagent/sidechain conversation */
+
+/* Opaque host context of one call. OWNERSHIP: host-owned, valid only during that call. */
+typedef struct helix_call helix_call;
+/* Opaque plugin instance. OWNERSHIP: plugin-owned; released by the host through destroy(). */
+typedef struct helix_adapter helix_adapter;
+
+/* Services the host offers every plugin. OWNERSHIP: host-owned, valid until destroy(). */
+typedef struct helix_host_api {
+  uint32_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  /* Sets the message explaining a HELIX_ERROR return; the host copies `message`. */
+  void (*set_error)(helix_call* call, helix_str message);
+} helix_host_api;
+
+/* ---- Records an adapter emits ------------------------------------------------------------ */
+
+/* What is known about a session. Empty fields and zero times are "unknown" and never erase
+ * what an earlier record said. Merge rule: started_at keeps the minimum, ended_at the maximum,
+ * cwd and parent_native_id the first value known; every other field the latest value. */
+typedef struct helix_session {
+  uint32_t struct_size;
+  helix_str native_id;        /* required: the agent's own session id; uid = "<flavor>:<id>" */
+  helix_str parent_native_id; /* a separate subagent session's parent session id, if any */
+  helix_str cwd;
+  helix_str git_branch;
+  helix_str model;
+  helix_str title;         /* the agent's own title for the session */
+  helix_str agent_version; /* the agent CLI's version that wrote the records */
+  int64_t started_at_ms;   /* Unix epoch milliseconds; 0 = unknown */
+  int64_t ended_at_ms;
+} helix_session;
+
+/* One normalized SessionEvent. `kind` is one of: user_msg, assistant_msg, thinking, tool_call,
+ * tool_result, error, test_run, edit, retry, human_intervention, decision, lifecycle,
+ * completion, other ("other" keeps records of types the adapter does not map, e.g. new ones).
+ * Identity: (source, source_offset, ordinal) is unique; a record re-read after a crash is
+ * stored once. Events with a `uid` are also unique per (session, uid, ordinal), so a record
+ * copied into several files (resumes, rewrites) is stored once, first copy wins. */
+typedef struct helix_event {
+  uint32_t struct_size;
+  helix_str session_id;   /* required: native session id this event belongs to */
+  uint64_t source_offset; /* byte offset of the record's first byte in the source */
+  uint32_t ordinal;       /* 0.. when one record yields several events */
+  uint32_t flags;         /* HELIX_EVENT_* */
+  int64_t ts_ms;          /* Unix epoch milliseconds; 0 = unknown */
+  helix_str kind;
+  helix_str role;       /* user | assistant | system | tool */
+  helix_str tool;       /* tool name for tool_call/tool_result/edit/test_run/error */
+  helix_str uid;        /* native record id (Claude uuid); empty = none */
+  helix_str parent_uid; /* native id of the parent record; the host resolves parent_seq */
+  helix_str call_id;    /* pairs a call with its result; a result without `tool` inherits it */
+  helix_str summary;    /* one line for humans; the host truncates it to 200 characters */
+  helix_str text;       /* the full text: prompt, answer, command, output, error message */
+  helix_str payload;    /* the raw record as read; stored compressed behind payload_ref.
+                           Events of one record may pass the same bytes; stored once. */
+  helix_str model;
+} helix_event;
+
+/* Token usage of one model call. Token convention, the same for every flavor:
+ * input_tokens excludes cache reads and cache writes; output_tokens includes reasoning;
+ * reasoning_tokens is the reasoning part of output (reported apart, never added again). */
+typedef struct helix_usage {
+  uint32_t struct_size;
+  helix_str session_id; /* required */
+  helix_str key;        /* de-duplication key, unique within the flavor (e.g. Claude message.id
+                           + requestId). Records with equal keys are one call: the host keeps
+                           the one with the largest total. Empty = this record is unique. */
+  uint64_t source_offset;
+  uint32_t flags; /* HELIX_EVENT_SIDECHAIN */
+  int64_t ts_ms;
+  helix_str model;
+  int64_t input_tokens;
+  int64_t output_tokens;
+  int64_t cache_read_tokens;
+  int64_t cache_creation_tokens;
+  int64_t reasoning_tokens;
+  double cost_usd; /* cost reported by the agent itself; negative = not reported */
+} helix_usage;
+
+/* Callbacks an adapter calls during parse(). OWNERSHIP: host-owned, valid during the call;
+ * every record passed in is borrowed for the duration of the callback (rule 3). */
+typedef struct helix_emit_api {
+  uint32_t struct_size;
+  void (*session)(helix_call* call, const helix_session* session);
+  void (*event)(helix_call* call, const helix_event* event);
+  void (*usage)(helix_call* call, const helix_usage* usage);
+  /* A record that could not be used (or a notable one, e.g. an unknown type). `category` is a
+   * short snake_case word (invalid_json, unknown_type, ...); the host counts per category. */
+  void (*warn)(helix_call* call, uint64_t source_offset, helix_str category, helix_str message);
+  /* Saves opaque adapter state for this source (at most 64 KiB). It is committed atomically
+   * with the data of this call and handed back as helix_parse_input.state on the next call. */
+  void (*save_state)(helix_call* call, helix_str state);
+} helix_emit_api;
+
+/* ---- Adapter plugins ---------------------------------------------------------------------- */
+
+/* A glob of source files relative to each root. `*` and `?` match within one path segment,
+ * `**` matches any number of segments. OWNERSHIP: static. */
+typedef struct helix_source_pattern {
+  const char* glob;
+  uint32_t layout; /* HELIX_LAYOUT_* */
+} helix_source_pattern;
+
+typedef struct helix_probe_input {
+  uint32_t struct_size;
+  helix_str path; /* absolute path of the candidate source */
+  helix_str head; /* its first bytes (up to 64 KiB), decompressed if the file is compressed */
+  uint64_t size;  /* size of the file on disk */
+} helix_probe_input;
+
+typedef struct helix_parse_input {
+  uint32_t struct_size;
+  helix_str path;
+  uint32_t layout;
+  uint64_t base_offset; /* offset of data.ptr[0] within the (decompressed) source */
+  helix_str data;       /* LINES: whole lines, each ending in '\n'. DOCUMENT: the whole file */
+  helix_str state;      /* what save_state() last committed for this source; empty at offset 0 */
+} helix_parse_input;
+
+typedef struct helix_adapter_vtable {
+  uint32_t struct_size;
+  const char* flavor;                   /* session_uid prefix, e.g. "claude"; [a-z0-9_-]+ */
+  const char* root_env;                 /* env var holding root dirs (comma list), or NULL */
+  const char* const* default_roots;     /* NULL-terminated; a leading "~/" means $HOME */
+  const helix_source_pattern* patterns; /* terminated by an entry whose glob is NULL */
+  /* Creates an instance. config_json is the adapter's section of the host config as a JSON
+   * object ("{}" when absent). On failure returns HELIX_ERROR after set_error(). */
+  helix_status (*create)(const helix_host_api* host, helix_call* call, helix_str config_json,
+                         helix_adapter** out);
+  void (*destroy)(helix_adapter* adapter);
+  /* How sure the adapter is that it understands this source: 0 not mine, 50 possible,
+   * 80 likely, 100 certain. The highest score claims the source for good. */
+  int32_t (*probe)(helix_adapter* adapter, const helix_probe_input* input);
+  /* Turns bytes into records through `emit`. Bad records are reported with warn() and skipped;
+   * HELIX_ERROR means the adapter cannot go on with this source at all. */
+  helix_status (*parse)(helix_adapter* adapter, helix_call* call, const helix_parse_input* input,
+                        const helix_emit_api* emit);
+} helix_adapter_vtable;
+
+/* ---- The entry point ---------------------------------------------------------------------- */
+
+/* Frozen prefix: abi_major, abi_minor, struct_size and kind never move. */
+typedef struct helix_plugin_descriptor {
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  uint32_t struct_size;
+  uint32_t kind;           /* HELIX_KIND_* */
+  const char* name;        /* unique, [a-z0-9_-]+, e.g. "claude" */
+  const char* version;     /* the plugin's own semantic version */
+  const char* description; /* one line */
+  const void* vtable;      /* const helix_adapter_vtable* for HELIX_KIND_ADAPTER */
+} helix_plugin_descriptor;
+
+#define HELIX_ENTRY_SYMBOL "helix_plugin_query"
+
+/* The one required export. Returns static storage valid while the library is loaded.
+ * OWNERSHIP: static, plugin-owned. */
+HELIX_EXPORT const helix_plugin_descriptor* helix_plugin_query(uint32_t host_abi_major,
+                                                              uint32_t host_abi_minor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HELIX_PLUGIN_H_ */
