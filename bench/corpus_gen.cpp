@@ -414,6 +414,29 @@ class ClaudeSession {
     out.end_line();
   }
 
+  // The input of a generated tool call: a test command, an edit, or a file to read.
+  std::string tool_input(const std::string& tool) {
+    if (tool == "Bash")
+      return "{\"command\":" +
+             jstr("cd " + cwd_ + " && make test 2>&1 | tail -" +
+                  std::to_string(rng_.range(5, 200))) +
+             ",\"description\":" + jstr("Run the " + words().pick(rng_) + " tests") + "}";
+    if (tool == "Edit" || tool == "Write") {
+      std::string old_s, new_s;
+      for (int i = 0; i < rng_.range(1, 30); ++i) {
+        code_line(rng_, old_s);
+        old_s += '\n';
+      }
+      for (int i = 0; i < rng_.range(1, 40); ++i) {
+        code_line(rng_, new_s);
+        new_s += '\n';
+      }
+      return "{\"file_path\":" + jstr(cwd_ + "/" + file_path(rng_)) +
+             ",\"old_string\":" + jstr(old_s) + ",\"new_string\":" + jstr(new_s) + "}";
+    }
+    return "{\"file_path\":" + jstr(cwd_ + "/" + file_path(rng_)) + "}";
+  }
+
   // One API response: one line per content block, each repeating the usage (same message.id
   // and requestId); only the last carries the final output_tokens, unless the stream was
   // never finalised (then every line has the message_start figure).
@@ -440,29 +463,8 @@ class ClaudeSession {
       static constexpr std::array<std::string_view, 5> kTools = {"Bash", "Read", "Grep", "Edit",
                                                                  "Write"};
       tool = kTools[rng_.below(kTools.size())];
-      std::string input;
-      if (tool == "Bash") {
-        input = "{\"command\":" +
-                jstr("cd " + cwd_ + " && make test 2>&1 | tail -" +
-                     std::to_string(rng_.range(5, 200))) +
-                ",\"description\":" + jstr("Run the " + words().pick(rng_) + " tests") + "}";
-      } else if (tool == "Edit" || tool == "Write") {
-        std::string old_s, new_s;
-        for (int i = 0; i < rng_.range(1, 30); ++i) {
-          code_line(rng_, old_s);
-          old_s += '\n';
-        }
-        for (int i = 0; i < rng_.range(1, 40); ++i) {
-          code_line(rng_, new_s);
-          new_s += '\n';
-        }
-        input = "{\"file_path\":" + jstr(cwd_ + "/" + file_path(rng_)) +
-                ",\"old_string\":" + jstr(old_s) + ",\"new_string\":" + jstr(new_s) + "}";
-      } else {
-        input = "{\"file_path\":" + jstr(cwd_ + "/" + file_path(rng_)) + "}";
-      }
       blocks.push_back("{\"type\":\"tool_use\",\"id\":\"" + tool_id + "\",\"name\":\"" + tool +
-                       "\",\"input\":" + input + "}");
+                       "\",\"input\":" + tool_input(tool) + "}");
     }
     const int64_t input = rng_.range(1, 12), creation = rng_.range(0, 30000);
     cache_read_ += rng_.range(500, 9000);
@@ -486,7 +488,13 @@ class ClaudeSession {
            req + "\"" + tail();
       out.end_line();
     }
-    if (final) return;
+    if (!final) tool_result(out, side, tool_id, tool, remaining);
+  }
+
+  // The user line that carries a tool call's result (and, for Bash and Read, its
+  // toolUseResult), with an occasional planted secret and error.
+  void tool_result(Sink& out, bool side, const std::string& tool_id, const std::string& tool,
+                   uint64_t remaining) {
     std::string result;
     tool_output(rng_, result, output_size(rng_, remaining));
     if (rng_.chance(0.03))

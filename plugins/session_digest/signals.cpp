@@ -7,7 +7,8 @@
 namespace session_digest {
 namespace {
 
-constexpr std::size_t kScanBytes = std::size_t{64} * 1024;  // classes are decided by a text's beginning
+constexpr std::size_t kScanBytes =
+    std::size_t{64} * 1024;  // classes are decided by a text's beginning
 
 std::string lower(std::string_view text) {
   std::string out(text.substr(0, kScanBytes));
@@ -79,30 +80,33 @@ bool is_user_correction(std::string_view prompt) {
   return false;
 }
 
+namespace {
+// Drops a UTF-8 character at the end of `out` that a cut went through.
+void drop_cut_character(std::string& out) {
+  std::size_t lead = out.size();
+  while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0) == 0x80) --lead;
+  if (lead == 0) return;
+  const auto b = static_cast<unsigned char>(out[lead - 1]);
+  const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  if (out.size() - (lead - 1) < need) out.resize(lead - 1);
+}
+}  // namespace
+
 std::string snippet(std::string_view text, std::size_t max_bytes) {
   std::string out;
-  bool space = false, cut = false;
+  bool space = false;
   for (char c : text) {
     if (std::isspace(static_cast<unsigned char>(c))) {
       space = !out.empty();
       continue;
     }
     if (out.size() + (space ? 1 : 0) >= max_bytes) {
-      cut = true;
+      drop_cut_character(out);
       break;
     }
     if (space) out += ' ';
     space = false;
     out += c;
-  }
-  if (cut) {  // drop a UTF-8 character the cut went through
-    std::size_t lead = out.size();
-    while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0) == 0x80) --lead;
-    if (lead > 0) {
-      const auto b = static_cast<unsigned char>(out[lead - 1]);
-      const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-      if (out.size() - (lead - 1) < need) out.resize(lead - 1);
-    }
   }
   return out;
 }

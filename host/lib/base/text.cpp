@@ -1,38 +1,41 @@
 #include "base/text.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 namespace helix {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
+// The well-formed UTF-8 sequences by lead byte (Unicode, Table 3-7): how long each is, and the
+// range of its second byte (later bytes are always 80..BF).
+struct Utf8Lead {
+  unsigned char first, last;
+  std::size_t length;
+  unsigned char second_lo, second_hi;
+};
+constexpr Utf8Lead kUtf8Leads[] = {
+    {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF}, {0xE1, 0xEC, 3, 0x80, 0xBF},
+    {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},
+    {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},
+};
+
+bool in_range(unsigned char b, unsigned char lo, unsigned char hi) { return b >= lo && b <= hi; }
+
 // Length of the valid UTF-8 sequence at s[i], or 0 if it is invalid.
 std::size_t sequence_length(std::string_view s, std::size_t i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0x80) return b0 == 0 ? 0 : 1;
-  std::size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (b0 >= 0xC2 && b0 <= 0xDF)
-    n = 2;
-  else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3;
-    if (b0 == 0xE0) lo = 0xA0;
-    if (b0 == 0xED) hi = 0x9F;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4;
-    if (b0 == 0xF0) lo = 0x90;
-    if (b0 == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
-  }
-  return n;
+  const auto* lead = std::find_if(std::begin(kUtf8Leads), std::end(kUtf8Leads),
+                                  [&](const Utf8Lead& l) { return in_range(b0, l.first, l.last); });
+  if (lead == std::end(kUtf8Leads) || i + lead->length > s.size()) return 0;
+  if (!in_range(static_cast<unsigned char>(s[i + 1]), lead->second_lo, lead->second_hi)) return 0;
+  for (std::size_t k = 2; k < lead->length; ++k)
+    if (!in_range(static_cast<unsigned char>(s[i + k]), 0x80, 0xBF)) return 0;
+  return lead->length;
 }
 
 int hex_digit(char c) {

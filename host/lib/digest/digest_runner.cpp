@@ -145,15 +145,11 @@ std::vector<DigestRow> digest_session(Store& store, const DigestCandidate& candi
   return fresh;
 }
 
-}  // namespace
-
-std::string primary_digester(const Config& config) {
-  return config.digesters.empty() ? std::string() : config.digesters.front();
-}
-
-DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Config& config) {
-  const auto start = std::chrono::steady_clock::now();
-  DigestReport report;
+// The digester plugins of `[digest] digesters`, created with their settings; each one that
+// cannot be is a problem of the report.
+std::vector<std::unique_ptr<DigesterInstance>> load_digesters(const PluginRegistry& plugins,
+                                                              const Config& config,
+                                                              DigestReport& report) {
   std::vector<std::unique_ptr<DigesterInstance>> digesters;
   for (const auto& name : config.digesters) {
     const PluginInfo* plugin = plugins.find(name);
@@ -172,64 +168,116 @@ DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Conf
       report.problems.push_back(e.what());
     }
   }
-  const std::string primary = primary_digester(config);
-  std::map<std::string, std::string> majors;
-  for (const auto& d : digesters) majors[d->plugin().name] = major_version(d->plugin().version);
-  std::map<std::string, int64_t> cannot_fold;  // digester -> grown evicted sessions
-  std::map<std::string, std::pair<int64_t, std::string>> refused;  // -> sessions, first reason
+  return digesters;
+}
+
+// One pass of every digester over the sessions due, written in batches.
+class DigestPass {
+ public:
+  DigestPass(Store& store, std::vector<std::unique_ptr<DigesterInstance>> digesters,
+             std::string primary, const PriceBook& book, DigestReport& report)
+      : store_(store),
+        digesters_(std::move(digesters)),
+        primary_(std::move(primary)),
+        pricer_(book),
+        batch_(store),
+        report_(report) {}
+
+  std::map<std::string, std::string> majors() const {
+    std::map<std::string, std::string> out;
+    for (const auto& d : digesters_) out[d->plugin().name] = major_version(d->plugin().version);
+    return out;
+  }
+
+  void run(const std::vector<DigestCandidate>& candidates) {
+    for (const auto& candidate : candidates) {
+      try {
+        batch_.open();
+        digest(candidate);
+      } catch (...) {
+        batch_.commit();  // keep the sessions digested before the one that failed
+        throw;
+      }
+    }
+    batch_.commit();
+    report_skipped();
+  }
+
+ private:
+  void digest(const DigestCandidate& candidate) {
+    auto session = store_.session(candidate.uid);
+    if (!session) return;
+    Started started = start_session(store_, candidate, *session, digesters_, report_);
+    for (const auto& name : started.cannot_fold) ++cannot_fold_[name];
+    for (const auto& [name, why] : started.refused_state)
+      if (++refused_[name].first == 1) refused_[name].second = why;
+    std::optional<std::string> primary_json;
+    const std::vector<DigestRow> fresh = digest_session(
+        store_, candidate, *session, started.running, primary_, primary_json, report_);
+    // A session whose events are kept is tried again by the next sweep, its usage totalled
+    // and priced now all the same (the host's, whatever the digesters do). The growth of an
+    // evicted one that no digester folded is not: its digests stay as they are, its usage is
+    // totalled, and it counts as analyzed until new records arrive (docs/digest.md).
+    if (fresh.empty() && !candidate.evicted) {
+      pricer_.price_session(store_, candidate.uid);
+      batch_.session_written();
+      return;
+    }
+    if (!primary_json && !primary_.empty())
+      if (auto stored = find_digest(store_, candidate.uid, primary_)) primary_json = stored->json;
+    write_digests(store_, candidate.uid, fresh, primary_json, now_ms(), pricer_);
+    batch_.session_written();
+    if (!fresh.empty()) count(started, fresh);
+  }
+
+  void count(const Started& started, const std::vector<DigestRow>& fresh) {
+    ++report_.sessions_digested;
+    if (std::any_of(started.running.begin(), started.running.end(),
+                    [](const Running& r) { return r.after_seq >= 0; }))
+      ++report_.sessions_resumed;
+    for (const auto& row : fresh) ++report_.by_digester[row.digester];
+  }
+
+  // One problem per digester for the sessions it could not fold or whose state it refused.
+  void report_skipped() {
+    for (const auto& [name, n] : cannot_fold_)
+      report_.problems.push_back(fmt::format(
+          "digester '{}' cannot fold the growth of {} session(s) whose raw data was evicted (it "
+          "does not resume, or the store kept no state for it); their previous digests are kept "
+          "and they are not tried again until new records arrive",
+          name, n));
+    for (const auto& [name, r] : refused_)
+      report_.problems.push_back(fmt::format(
+          "digester '{}' refused the state it saved for {} grown session(s), which were digested "
+          "again from their first event (the first refusal: {})",
+          name, r.first, r.second));
+  }
+
+  Store& store_;
+  std::vector<std::unique_ptr<DigesterInstance>> digesters_;
+  std::string primary_;
+  UsagePricer pricer_;
+  DigestWriteBatch batch_;
+  DigestReport& report_;
+  std::map<std::string, int64_t> cannot_fold_;  // digester -> grown evicted sessions
+  std::map<std::string, std::pair<int64_t, std::string>> refused_;  // -> sessions, first reason
+};
+
+}  // namespace
+
+std::string primary_digester(const Config& config) {
+  return config.digesters.empty() ? std::string() : config.digesters.front();
+}
+
+DigestReport run_digests(Store& store, const PluginRegistry& plugins, const Config& config) {
+  const auto start = std::chrono::steady_clock::now();
+  DigestReport report;
+  auto digesters = load_digesters(plugins, config, report);
   // Costs are the host's: priced again first if the price book changed since they were.
   const PriceBook book = effective_price_book(store);
   report.repriced_sessions = price_with(store, book, now_ms());
-  UsagePricer pricer(book);
-  DigestWriteBatch batch(store);
-  for (const auto& candidate : digest_candidates(store, majors)) {
-    try {
-      batch.open();
-      auto session = store.session(candidate.uid);
-      if (!session) continue;
-      Started started = start_session(store, candidate, *session, digesters, report);
-      for (const auto& name : started.cannot_fold) ++cannot_fold[name];
-      for (const auto& [name, why] : started.refused_state)
-        if (++refused[name].first == 1) refused[name].second = why;
-      std::optional<std::string> primary_json;
-      const std::vector<DigestRow> fresh = digest_session(
-          store, candidate, *session, started.running, primary, primary_json, report);
-      // A session whose events are kept is tried again by the next sweep, its usage totalled
-      // and priced now all the same (the host's, whatever the digesters do). The growth of an
-      // evicted one that no digester folded is not: its digests stay as they are, its usage is
-      // totalled, and it counts as analyzed until new records arrive (docs/digest.md).
-      if (fresh.empty() && !candidate.evicted) {
-        pricer.price_session(store, candidate.uid);
-        batch.session_written();
-        continue;
-      }
-      if (!primary_json && !primary.empty())
-        if (auto stored = find_digest(store, candidate.uid, primary)) primary_json = stored->json;
-      write_digests(store, candidate.uid, fresh, primary_json, now_ms(), pricer);
-      batch.session_written();
-      if (fresh.empty()) continue;
-      ++report.sessions_digested;
-      if (std::any_of(started.running.begin(), started.running.end(),
-                      [](const Running& r) { return r.after_seq >= 0; }))
-        ++report.sessions_resumed;
-      for (const auto& row : fresh) ++report.by_digester[row.digester];
-    } catch (...) {
-      batch.commit();  // keep the sessions digested before the one that failed
-      throw;
-    }
-  }
-  batch.commit();
-  for (const auto& [name, n] : cannot_fold)
-    report.problems.push_back(fmt::format(
-        "digester '{}' cannot fold the growth of {} session(s) whose raw data was evicted (it "
-        "does not resume, or the store kept no state for it); their previous digests are kept and "
-        "they are not tried again until new records arrive",
-        name, n));
-  for (const auto& [name, r] : refused)
-    report.problems.push_back(fmt::format(
-        "digester '{}' refused the state it saved for {} grown session(s), which were digested "
-        "again from their first event (the first refusal: {})",
-        name, r.first, r.second));
+  DigestPass pass(store, std::move(digesters), primary_digester(config), book, report);
+  pass.run(digest_candidates(store, pass.majors()));
   refresh_usage_rollup(store);  // the days whose usage_days the pass changed
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

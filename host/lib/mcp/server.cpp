@@ -141,7 +141,7 @@ json::object Server::call_tool(const json::value& params) {
   const Arguments args = validate_arguments(*tool, params.as_object().if_contains("arguments"));
   try {
     const ToolContext context{store_, scope_, options_.primary_digester, options_.now_ms(),
-                            options_.resume_recipe_of};
+                              options_.resume_recipe_of};
     json::object result = run_tool(context, *tool, args);
     const std::string text = json_text(result);
     return {{"content", json::array{json::object{{"type", "text"}, {"text", text}}}},

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <map>
 
+#include <helix/json.hpp>
 #include "base/text.hpp"
 #include "recall/session_json.hpp"
 #include "recall/session_tree.hpp"
@@ -249,6 +250,44 @@ std::string markdown_transcript(const SessionRow& session, const std::vector<Eve
   return session_header(session) + "\n---\n\n" + Renderer(events).render();
 }
 
+namespace {
+
+// A digest's error snippets (`error_snippets`: {sample, count}) as fenced blocks.
+std::string digest_errors(const boost::json::object& digest) {
+  std::string out;
+  const boost::json::array* errors = json::arr(digest, "error_snippets");
+  if (!errors) return out;
+  for (const auto& err : *errors) {
+    const boost::json::object* e = json::obj(&err);
+    const boost::json::value* sample = e ? e->if_contains("sample") : nullptr;
+    if (!sample) continue;
+    const boost::json::value* count = e->if_contains("count");
+    out += fmt::format("**Error**{}:\n\n{}\n",
+                       count ? fmt::format(" (×{})", boost::json::serialize(*count)) : "",
+                       fenced(sample->is_string() ? std::string(sample->as_string())
+                                                  : boost::json::serialize(*sample)));
+  }
+  return out;
+}
+
+// What a reader wants first from a digest: the first prompt, the last answer, the outcome and
+// the errors, for the digest fields every digester of this project writes.
+std::string digest_highlights(std::string_view digest_json) {
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(digest_json, ec);
+  if (ec || !v.is_object()) return {};
+  const auto& o = v.as_object();
+  std::string out;
+  if (auto t = json::str(o, "first_prompt"); !t.empty())
+    out += fmt::format("**User** (first prompt): {}\n\n", t);
+  if (auto t = json::str(o, "last_assistant"); !t.empty())
+    out += fmt::format("**Assistant** (last answer): {}\n\n", t);
+  if (auto t = json::str(o, "outcome"); !t.empty()) out += fmt::format("Outcome: {}\n\n", t);
+  return out + digest_errors(o);
+}
+
+}  // namespace
+
 std::string markdown_digest(const SessionRow& session, const std::vector<StoredDigest>& digests) {
   std::string out = session_header(session);
   out += fmt::format(
@@ -258,33 +297,7 @@ std::string markdown_digest(const SessionRow& session, const std::vector<StoredD
   if (digests.empty()) return out + "No digest of this session is stored.\n";
   for (const auto& d : digests) {
     out += fmt::format("## Digest by {} {}\n\n", d.digester, d.version);
-    boost::system::error_code ec;
-    const boost::json::value v = boost::json::parse(d.json, ec);
-    if (!ec && v.is_object()) {
-      const auto& o = v.as_object();
-      auto text = [&](const char* key) -> std::string {
-        auto it = o.find(key);
-        return it != o.end() && it->value().is_string() ? std::string(it->value().as_string())
-                                                        : std::string();
-      };
-      if (auto t = text("first_prompt"); !t.empty())
-        out += fmt::format("**User** (first prompt): {}\n\n", t);
-      if (auto t = text("last_assistant"); !t.empty())
-        out += fmt::format("**Assistant** (last answer): {}\n\n", t);
-      if (auto t = text("outcome"); !t.empty()) out += fmt::format("Outcome: {}\n\n", t);
-      if (auto it = o.find("error_snippets"); it != o.end() && it->value().is_array()) {
-        for (const auto& err : it->value().as_array()) {
-          if (!err.is_object() || !err.as_object().contains("sample")) continue;
-          const auto& eo = err.as_object();
-          out += fmt::format(
-              "**Error**{}:\n\n{}\n",
-              eo.contains("count") ? fmt::format(" (×{})", boost::json::serialize(eo.at("count")))
-                                   : "",
-              fenced(eo.at("sample").is_string() ? std::string(eo.at("sample").as_string())
-                                                 : boost::json::serialize(eo.at("sample"))));
-        }
-      }
-    }
+    out += digest_highlights(d.json);
     out += fmt::format("<details>\n<summary>Digest JSON</summary>\n\n{}\n</details>\n\n",
                        fenced(d.json));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <utility>
 
 namespace helix {
 
@@ -16,10 +17,70 @@ Retention::Retention(Store& store, const RetentionConfig& config, int64_t now_ms
                      int64_t quiet_period_ms)
     : store_(store), config_(config), now_ms_(now_ms), quiet_period_ms_(quiet_period_ms) {}
 
-RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_needed,
-                              bool tier2_may_have_grown) {
-  RetentionPlan plan;
-  // dbstat reads every page; a tier cannot exceed the file, so a small file needs no measure.
+namespace {
+
+constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
+
+// One plan in the making: the Tier 1 usage it expects after the steps chosen so far. A session
+// still being written (active) is never chosen: its next lines need their context.
+class PlanBuilder {
+ public:
+  PlanBuilder(Store& store, RetentionPlan& plan,
+              std::function<bool(const EvictionCandidate&)> active)
+      : store_(store), plan_(plan), active_(std::move(active)), usage_(plan.tier1_bytes) {}
+
+  // 2. Backstop: analyzed raw data older than `max_age_ms` goes whatever the space. The age is
+  // the raw copy's in this cache (from its last ingest or activity), so a first sweep of old
+  // history does not drop what it just read.
+  void backstop(int64_t now_ms, int64_t max_age_ms) {
+    for (const auto& c : eviction_candidates(store_, true, now_ms - max_age_ms))
+      if (!active_(c) && now_ms - std::max(c.last_activity, c.ingested_at) > max_age_ms)
+        take(c, "backstop", true);
+  }
+
+  // 3. Budget: oldest analyzed first while above the soft cap; never un-analyzed data.
+  void budget() {
+    if (usage_ <= plan_.soft_cap) return;
+    for (const auto& c : eviction_candidates(store_, true, kAll)) {
+      if (usage_ <= plan_.soft_cap) break;
+      if (!chosen_.count(c.uid) && !active_(c)) take(c, "budget", true);
+    }
+  }
+
+  // 4. Over the hard cap: analyze now and retry; only then the oldest un-analyzed, reported.
+  void hard_cap(const AnalyzeNow& analyze_now) {
+    if (usage_ > plan_.hard_cap && analyze_now) {
+      plan_.analyzed_now = analyze_now();
+      if (plan_.analyzed_now > 0) budget();
+    }
+    if (usage_ > plan_.hard_cap) {
+      for (const auto& c : eviction_candidates(store_, false, kAll)) {
+        if (usage_ <= plan_.hard_cap) break;
+        if (!active_(c)) take(c, "hard_cap", false);
+      }
+    }
+    plan_.over_hard_cap_after = usage_ > plan_.hard_cap;
+  }
+
+ private:
+  void take(const EvictionCandidate& c, const char* pass, bool analyzed) {
+    chosen_.insert(c.uid);
+    plan_.steps.push_back({c.uid, pass, c.bytes, analyzed});
+    usage_ -= c.bytes;
+  }
+
+  Store& store_;
+  RetentionPlan& plan_;
+  std::function<bool(const EvictionCandidate&)> active_;
+  int64_t usage_;
+  std::set<std::string> chosen_;
+};
+
+}  // namespace
+
+// 1. The tiers' sizes. dbstat reads every page; a tier cannot exceed the file, so a small file
+// needs no measure.
+void Retention::measure(RetentionPlan& plan, bool measure_when_needed, bool tier2_may_have_grown) {
   const int64_t used = measure_when_needed ? used_file_bytes(store_) : -1;
   const bool measure1 =
       used < 0 || used > std::min(config_.raw_soft_cap_bytes, config_.raw_hard_cap_bytes);
@@ -29,49 +90,19 @@ RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_n
   else
     plan.tier2_bytes =
         used < 0 || used > config_.distilled_cap_bytes ? measured_tier2_bytes(store_) : used;
+}
+
+RetentionPlan Retention::plan(const AnalyzeNow& analyze_now, bool measure_when_needed,
+                              bool tier2_may_have_grown) {
+  RetentionPlan plan;
+  measure(plan, measure_when_needed, tier2_may_have_grown);
   plan.soft_cap = config_.raw_soft_cap_bytes;
   plan.hard_cap = config_.raw_hard_cap_bytes;
   plan.distilled_cap = config_.distilled_cap_bytes;
-  int64_t usage = plan.tier1_bytes;
-  std::set<std::string> chosen;
-  // A session still being written (active) is never evicted: its next lines need their context.
-  auto take = [&](const EvictionCandidate& c, const char* pass, bool analyzed) {
-    chosen.insert(c.uid);
-    plan.steps.push_back({c.uid, pass, c.bytes, analyzed});
-    usage -= c.bytes;
-  };
-
-  // 2. Backstop: analyzed raw data older than raw_max_age_days goes whatever the space. The age
-  // is the raw copy's in this cache (from its last ingest or activity), so a first sweep of old
-  // history does not drop what it just read.
-  const int64_t max_age_ms = config_.raw_max_age_days * 86400 * 1000;
-  for (const auto& c : eviction_candidates(store_, true, now_ms_ - max_age_ms))
-    if (!active(c) && now_ms_ - std::max(c.last_activity, c.ingested_at) > max_age_ms)
-      take(c, "backstop", true);
-
-  // 3. Budget: oldest analyzed first while above the soft cap; never un-analyzed data.
-  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
-  auto budget_pass = [&] {
-    if (usage <= plan.soft_cap) return;
-    for (const auto& c : eviction_candidates(store_, true, kAll)) {
-      if (usage <= plan.soft_cap) break;
-      if (!chosen.count(c.uid) && !active(c)) take(c, "budget", true);
-    }
-  };
-  budget_pass();
-
-  // 4. Over the hard cap: analyze now and retry; only then the oldest un-analyzed, reported.
-  if (usage > plan.hard_cap && analyze_now) {
-    plan.analyzed_now = analyze_now();
-    if (plan.analyzed_now > 0) budget_pass();
-  }
-  if (usage > plan.hard_cap)
-    for (const auto& c : eviction_candidates(store_, false, kAll)) {
-      if (usage <= plan.hard_cap) break;
-      if (!active(c)) take(c, "hard_cap", false);
-    }
-  plan.over_hard_cap_after = usage > plan.hard_cap;
-
+  PlanBuilder builder(store_, plan, [this](const EvictionCandidate& c) { return active(c); });
+  builder.backstop(now_ms_, config_.raw_max_age_days * 86400 * 1000);
+  builder.budget();
+  builder.hard_cap(analyze_now);
   // 5. Tier 2 guard: digests are the product; flag, never drop.
   plan.tier2_over_cap = plan.tier2_bytes > plan.distilled_cap;
   return plan;

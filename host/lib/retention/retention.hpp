@@ -55,6 +55,7 @@ class Retention {
   int64_t evictable_bytes();
 
  private:
+  void measure(RetentionPlan& plan, bool measure_when_needed, bool tier2_may_have_grown);
   bool active(const EvictionCandidate& c) const {
     return now_ms_ - c.last_activity < quiet_period_ms_;
   }

@@ -193,33 +193,91 @@ std::vector<SessionRow> Store::sessions_by_id(std::string_view id, std::size_t l
   return out;
 }
 
+namespace {
+
+constexpr const char* kPackQuery = "SELECT raw_bytes, data FROM payload_packs WHERE id = ?";
+
+// Payload packs decompressed once per read, for slicing several events' bodies out of them.
+class PackCache {
+ public:
+  explicit PackCache(Statement& pack_query) : query_(pack_query) {}
+
+  // The bytes [off, off + len) of a pack's decompressed data; nothing when out of range.
+  std::optional<std::string> slice(int64_t pack_id, int64_t off, int64_t len) {
+    const std::string& raw = data(pack_id);
+    if (off < 0 || len < 0 || off + len > static_cast<int64_t>(raw.size())) return std::nullopt;
+    return raw.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+  }
+
+ private:
+  const std::string& data(int64_t pack_id) {
+    auto it = packs_.find(pack_id);
+    if (it != packs_.end()) return it->second;
+    query_.bind(1, pack_id);
+    std::string raw = query_.step() ? decompress(query_.blob(1), query_.integer(0)) : std::string();
+    query_.reset();
+    return packs_.emplace(pack_id, std::move(raw)).first->second;
+  }
+
+  Statement& query_;
+  std::map<int64_t, std::string> packs_;
+};
+
+}  // namespace
+
 std::map<int64_t, std::string> Store::event_texts(const std::string& uid,
                                                   const std::vector<int64_t>& seqs) {
   auto where = db_.cached(R"sql(
     SELECT pack_id, text_off, text_len FROM events
     WHERE session_uid = ? AND seq = ? AND shadowed = 0 AND pack_id IS NOT NULL
       AND text_off IS NOT NULL)sql");
-  auto pack = db_.cached("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
-  std::map<int64_t, std::string> packs, out;
+  auto pack = db_.cached(kPackQuery);
+  PackCache packs(*pack);
+  std::map<int64_t, std::string> out;
   for (int64_t seq : seqs) {
     where->bind(1, uid).bind(2, seq);
     if (where->step()) {
-      const int64_t pack_id = where->integer(0), off = where->integer(1), len = where->integer(2);
-      auto it = packs.find(pack_id);
-      if (it == packs.end()) {
-        pack->bind(1, pack_id);
-        std::string raw =
-            pack->step() ? decompress(pack->blob(1), pack->integer(0)) : std::string();
-        pack->reset();
-        it = packs.emplace(pack_id, std::move(raw)).first;
-      }
-      if (off >= 0 && off + len <= static_cast<int64_t>(it->second.size()))
-        out[seq] = it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
+      auto text = packs.slice(where->integer(0), where->integer(1), where->integer(2));
+      if (text) out[seq] = std::move(*text);
     }
     where->reset();
   }
   return out;
 }
+
+namespace {
+
+// One event row of Store::events' query; bodies are sliced from their packs when asked for.
+EventRow event_row(Statement& st, PackCache* bodies) {
+  EventRow r;
+  r.seq = st.integer(0);
+  r.parent_seq = st.is_null(1) ? -1 : st.integer(1);
+  r.ts_ms = st.integer(2);
+  r.source_offset = st.integer(3);
+  r.ordinal = st.integer(4);
+  r.kind = st.text(5);
+  r.role = st.text(6);
+  r.tool = st.text(7);
+  r.summary = st.text(8);
+  r.uid = st.text(9);
+  r.parent_uid = st.text(10);
+  r.call_id = st.text(11);
+  r.model = st.text(12);
+  r.source_path = st.text(13);
+  r.is_sidechain = st.integer(14) != 0;
+  r.tokens = st.integer(20);
+  if (st.is_null(15)) return r;
+  const int64_t pack_id = st.integer(15);
+  if (!st.is_null(16))
+    r.payload_ref = fmt::format("blob://pack/{}/{}+{}", pack_id, st.integer(16), st.integer(17));
+  if (!bodies) return r;
+  if (!st.is_null(16))
+    r.payload = bodies->slice(pack_id, st.integer(16), st.integer(17)).value_or("");
+  if (!st.is_null(18)) r.text = bodies->slice(pack_id, st.integer(18), st.integer(19)).value_or("");
+  return r;
+}
+
+}  // namespace
 
 std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
   auto st = db_.prepare(R"sql(
@@ -232,50 +290,10 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
     FROM events e JOIN sources src ON src.id = e.source_id
     WHERE e.session_uid = ? AND e.shadowed = 0 ORDER BY e.seq)sql");
   st.bind(1, uid);
-  auto pack = db_.prepare("SELECT raw_bytes, data FROM payload_packs WHERE id = ?");
-  std::map<int64_t, std::string> packs;
-  auto slice = [&](int64_t pack_id, int64_t off, int64_t len) -> std::string {
-    auto it = packs.find(pack_id);
-    if (it == packs.end()) {
-      pack.bind(1, pack_id);
-      std::string raw = pack.step() ? decompress(pack.blob(1), pack.integer(0)) : std::string();
-      pack.reset();
-      it = packs.emplace(pack_id, std::move(raw)).first;
-    }
-    if (off < 0 || off + len > static_cast<int64_t>(it->second.size())) return {};
-    return it->second.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
-  };
+  auto pack = db_.prepare(kPackQuery);
+  PackCache packs(pack);
   std::vector<EventRow> out;
-  while (st.step()) {
-    EventRow r;
-    r.seq = st.integer(0);
-    r.parent_seq = st.is_null(1) ? -1 : st.integer(1);
-    r.ts_ms = st.integer(2);
-    r.source_offset = st.integer(3);
-    r.ordinal = st.integer(4);
-    r.kind = st.text(5);
-    r.role = st.text(6);
-    r.tool = st.text(7);
-    r.summary = st.text(8);
-    r.uid = st.text(9);
-    r.parent_uid = st.text(10);
-    r.call_id = st.text(11);
-    r.model = st.text(12);
-    r.source_path = st.text(13);
-    r.is_sidechain = st.integer(14) != 0;
-    r.tokens = st.integer(20);
-    if (!st.is_null(15)) {
-      const int64_t pack_id = st.integer(15);
-      if (!st.is_null(16))
-        r.payload_ref =
-            fmt::format("blob://pack/{}/{}+{}", pack_id, st.integer(16), st.integer(17));
-      if (with_bodies) {
-        if (!st.is_null(16)) r.payload = slice(pack_id, st.integer(16), st.integer(17));
-        if (!st.is_null(18)) r.text = slice(pack_id, st.integer(18), st.integer(19));
-      }
-    }
-    out.push_back(std::move(r));
-  }
+  while (st.step()) out.push_back(event_row(st, with_bodies ? &packs : nullptr));
   return out;
 }
 

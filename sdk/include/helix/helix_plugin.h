@@ -82,14 +82,23 @@ typedef int32_t helix_status;
 #define HELIX_EVENT_KIND_LIFECYCLE "lifecycle"
 #define HELIX_EVENT_KIND_COMPLETION "completion"
 #define HELIX_EVENT_KIND_OTHER "other"
-#define HELIX_EVENT_KINDS(X)                                                                   \
-  X(HELIX_EVENT_KIND_USER_MSG)                                                                 \
-  X(HELIX_EVENT_KIND_ASSISTANT_MSG) X(HELIX_EVENT_KIND_THINKING) X(HELIX_EVENT_KIND_TOOL_CALL) \
-      X(HELIX_EVENT_KIND_TOOL_RESULT) X(HELIX_EVENT_KIND_ERROR) X(HELIX_EVENT_KIND_TEST_RUN)   \
-          X(HELIX_EVENT_KIND_EDIT) X(HELIX_EVENT_KIND_RETRY)                                   \
-              X(HELIX_EVENT_KIND_HUMAN_INTERVENTION) X(HELIX_EVENT_KIND_DECISION)              \
-                  X(HELIX_EVENT_KIND_LIFECYCLE) X(HELIX_EVENT_KIND_COMPLETION)                 \
-                      X(HELIX_EVENT_KIND_OTHER)
+/* clang-format off: one kind per line */
+#define HELIX_EVENT_KINDS(X)             \
+  X(HELIX_EVENT_KIND_USER_MSG)           \
+  X(HELIX_EVENT_KIND_ASSISTANT_MSG)      \
+  X(HELIX_EVENT_KIND_THINKING)           \
+  X(HELIX_EVENT_KIND_TOOL_CALL)          \
+  X(HELIX_EVENT_KIND_TOOL_RESULT)        \
+  X(HELIX_EVENT_KIND_ERROR)              \
+  X(HELIX_EVENT_KIND_TEST_RUN)           \
+  X(HELIX_EVENT_KIND_EDIT)               \
+  X(HELIX_EVENT_KIND_RETRY)              \
+  X(HELIX_EVENT_KIND_HUMAN_INTERVENTION) \
+  X(HELIX_EVENT_KIND_DECISION)           \
+  X(HELIX_EVENT_KIND_LIFECYCLE)          \
+  X(HELIX_EVENT_KIND_COMPLETION)         \
+  X(HELIX_EVENT_KIND_OTHER)
+/* clang-format on */
 
 /* probe() result of a probe that failed (the C++ glue returns it when probe() throws); since
  * ABI 1.3 the host reports it as a warning naming the plugin, older hosts read it as 0. */

@@ -169,38 +169,53 @@ inline int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-// "2026-06-05T21:59:30.123Z" or "...+02:00" (fraction optional) to Unix ms; 0 if malformed.
-inline int64_t iso8601_ms(std::string_view s) {
-  auto digits = [&](std::size_t at, std::size_t n, int& out) {
-    if (at + n > s.size()) return false;
-    out = 0;
-    for (std::size_t i = at; i < at + n; ++i) {
-      if (s[i] < '0' || s[i] > '9') return false;
-      out = out * 10 + (s[i] - '0');
-    }
-    return true;
-  };
-  int y, mo, d, h, mi, se;
-  if (!digits(0, 4, y) || !digits(5, 2, mo) || !digits(8, 2, d) || !digits(11, 2, h) ||
-      !digits(14, 2, mi) || !digits(17, 2, se))
-    return 0;
-  std::size_t pos = 19;
+namespace detail {
+// The n decimal digits at s[at] as a number, or -1.
+inline int fixed_digits(std::string_view s, std::size_t at, std::size_t n) {
+  if (at + n > s.size()) return -1;
+  int out = 0;
+  for (std::size_t i = at; i < at + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    out = out * 10 + (s[i] - '0');
+  }
+  return out;
+}
+// The milliseconds of a ".123" fraction at s[pos] (any number of digits), moving pos past it.
+inline int64_t fraction_ms(std::string_view s, std::size_t& pos) {
   int64_t ms = 0;
-  if (pos < s.size() && s[pos] == '.') {
-    int scale = 100;
-    for (++pos; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos, scale /= 10)
-      ms += int64_t{s[pos] - '0'} * scale;
-  }
-  int64_t offset_s = 0;
-  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
-    int oh = 0, om = 0;
-    if (!digits(pos + 1, 2, oh) || !digits(pos + 4, 2, om)) return 0;
-    offset_s = (int64_t{oh} * 3600 + int64_t{om} * 60) * (s[pos] == '+' ? 1 : -1);
-  }
+  if (pos >= s.size() || s[pos] != '.') return 0;
+  int scale = 100;
+  for (++pos; pos < s.size() && s[pos] >= '0' && s[pos] <= '9'; ++pos, scale /= 10)
+    ms += int64_t{s[pos] - '0'} * scale;
+  return ms;
+}
+// The seconds east of UTC of a "+02:00" at s[pos] (0 for "Z" or nothing); false if malformed.
+inline bool utc_offset_s(std::string_view s, std::size_t pos, int64_t& offset_s) {
+  offset_s = 0;
+  if (pos >= s.size() || (s[pos] != '+' && s[pos] != '-')) return true;
+  const int oh = fixed_digits(s, pos + 1, 2), om = fixed_digits(s, pos + 4, 2);
+  if (oh < 0 || om < 0) return false;
+  offset_s = (int64_t{oh} * 3600 + int64_t{om} * 60) * (s[pos] == '+' ? 1 : -1);
+  return true;
+}
+inline bool valid_date(int y, int mo, int d) {
   static constexpr int kMonthDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > kMonthDays[mo - 1] || (mo == 2 && d == 29 && !leap))
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= kMonthDays[mo - 1] && !(mo == 2 && d == 29 && !leap);
+}
+}  // namespace detail
+
+// "2026-06-05T21:59:30.123Z" or "...+02:00" (fraction optional) to Unix ms; 0 if malformed.
+inline int64_t iso8601_ms(std::string_view s) {
+  const int y = detail::fixed_digits(s, 0, 4), mo = detail::fixed_digits(s, 5, 2),
+            d = detail::fixed_digits(s, 8, 2), h = detail::fixed_digits(s, 11, 2),
+            mi = detail::fixed_digits(s, 14, 2), se = detail::fixed_digits(s, 17, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || se < 0 || !detail::valid_date(y, mo, d))
     return 0;
+  std::size_t pos = 19;
+  const int64_t ms = detail::fraction_ms(s, pos);
+  int64_t offset_s = 0;
+  if (!detail::utc_offset_s(s, pos, offset_s)) return 0;
   const int64_t days = days_from_civil(y, mo, d);
   return ((days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + se) - offset_s) * 1000 + ms;
 }
