@@ -426,6 +426,29 @@ BOOST_AUTO_TEST_CASE(at_80_columns_no_line_is_wider_than_80_cells) {
       BOOST_TEST(valid_utf8(r.out));
     }
   }
+  // In a real 80-column terminal (a pty whose size stty sets), with no COLUMNS to go by; the
+  // tables on stdout (warnings on stderr are prose the terminal wraps).
+  for (const char* command :
+       {"sessions", "usage --by session", "search hello", "show codex:01a2029b"}) {
+    BOOST_TEST_CONTEXT("pty " << command) {
+      const auto log = s.dir / "pty80.txt";
+      helix::test::run_command(
+          fmt::format("script -qec \"stty cols 80 rows 24; env -u COLUMNS {} TERM=xterm {} "
+                      "--plugins {} --store {} --no-pager --color=never {} 2>/dev/null\" {} "
+                      ">/dev/null 2>&1",
+                      s.env, HELIX_TEST_HOST_BINARY, HELIX_TEST_PLUGIN_DIR,
+                      (s.dir / "store").string(), command, log.string()),
+          s.dir / "stderr.txt");
+      std::string text = helix::test::read_file(log);
+      std::erase(text, '\r');
+      const auto first = text.find('\n');  // script's own "Script started" line
+      BOOST_TEST_REQUIRE(first != std::string::npos);
+      const std::string output = text.substr(first + 1, text.rfind("\nScript done") - first);
+      BOOST_TEST(std::count(output.begin(), output.end(), '\n') >= 3);
+      BOOST_TEST(widest_line(output) <= 80u, output);
+      BOOST_TEST(widest_line(output) > 60u);  // the terminal's width was used, not a default
+    }
+  }
   Run wide = run_helix(s.env + "COLUMNS=200 ", s.dir / "store", "usage", s.dir / "e.txt");
   BOOST_TEST(wide.out.find("CACHE WRITE") != std::string::npos);  // room for every column
   BOOST_TEST(wide.out.find(",") != std::string::npos);            // 1,234,567
