@@ -84,6 +84,15 @@ void print_header(const Globals& g, const SessionRow& s, int64_t shown) {
   out("  " + cost_line(s));
 }
 
+// An array (`lines` false) or one object per line.
+void print_sessions_json(const std::vector<SessionRow>& rows, bool lines) {
+  std::cout << (lines ? "" : "[");
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    std::cout << (i > 0 && !lines ? "," : "") << to_json(session_json(rows[i]))
+              << (lines ? "\n" : "");
+  std::cout << (lines ? "" : "]\n");
+}
+
 int show_evicted(const Globals& g, Store& store, const Config& config, const SessionRow& s,
                  bool json) {
   auto digest = find_digest(store, s.uid, primary_digester(config));
@@ -135,6 +144,56 @@ void print_event(const Globals& g, const TimeZone& zone, const EventRow& e, int 
 
 }  // namespace
 
+namespace {
+
+// The digest's cost object as one line; "" without one.
+std::string digest_cost_line(const boost::json::object& d) {
+  const auto* cost = d.if_contains("cost");
+  if (!cost || !cost->is_object()) return {};
+  const auto& c = cost->get_object();
+  const auto* usd = c.if_contains("cost_usd");
+  std::string text = fmt::format(
+      "tokens in {} · out {} · cache read {} · cache write {} · {} · cost ${}",
+      grouped(number_at(c, "input_tokens")), grouped(number_at(c, "output_tokens")),
+      grouped(number_at(c, "cache_read_tokens")), grouped(number_at(c, "cache_creation_tokens")),
+      counted(number_at(c, "turns"), "turn", "turns"),
+      dollars(usd && usd->is_number() ? usd->to_number<double>() : 0));
+  const auto* u = c.if_contains("unpriced_models");
+  if (!u || !u->is_array() || u->get_array().empty()) return text;
+  std::vector<std::string> models;
+  for (const auto& m : u->get_array())
+    if (m.is_string()) models.emplace_back(m.get_string());
+  return text + " (no price for " + one_of(models) + ")";
+}
+
+// The eight most used tools with their counts; "" without a histogram.
+std::string digest_tools_line(const boost::json::object& d) {
+  const auto* tools = d.if_contains("tool_histogram");
+  if (!tools || !tools->is_object()) return {};
+  std::vector<std::pair<int64_t, std::string>> counts;
+  for (const auto& [tool, n] : tools->get_object())
+    counts.emplace_back(n.is_number() ? n.to_number<int64_t>() : 0, std::string(tool));
+  std::sort(counts.rbegin(), counts.rend());
+  std::string text;
+  for (std::size_t i = 0; i < counts.size() && i < 8; ++i)
+    text += fmt::format("{}{} {}", i ? ", " : "", counts[i].second, counts[i].first);
+  return text;
+}
+
+// "errors (N):" and one line per error fingerprint.
+std::vector<std::string> digest_error_lines(const boost::json::object& d) {
+  const auto* errors = d.if_contains("error_snippets");
+  if (!errors || !errors->is_array() || errors->get_array().empty()) return {};
+  std::vector<std::string> lines{fmt::format("errors ({}):", errors->get_array().size())};
+  for (const auto& e : errors->get_array())
+    if (e.is_object())
+      lines.push_back(fmt::format("  {}× {}", number_at(e.get_object(), "count"),
+                                  text_at(e.get_object(), "sample")));
+  return lines;
+}
+
+}  // namespace
+
 std::string digest_summary(const boost::json::object& d, std::size_t width,
                            std::string_view indent) {
   std::string out;
@@ -145,42 +204,9 @@ std::string digest_summary(const boost::json::object& d, std::size_t width,
   line("outcome " + text_at(d, "outcome"));
   if (auto p = text_at(d, "first_prompt"); !p.empty()) line("first prompt: " + p);
   if (auto a = text_at(d, "last_assistant"); !a.empty()) line("last answer: " + a);
-  if (const auto* cost = d.if_contains("cost"); cost && cost->is_object()) {
-    const auto& c = cost->get_object();
-    std::string text = fmt::format(
-        "tokens in {} · out {} · cache read {} · cache write {} · {} · cost ${}",
-        grouped(number_at(c, "input_tokens")), grouped(number_at(c, "output_tokens")),
-        grouped(number_at(c, "cache_read_tokens")), grouped(number_at(c, "cache_creation_tokens")),
-        counted(number_at(c, "turns"), "turn", "turns"),
-        dollars(c.contains("cost_usd") && c.at("cost_usd").is_number()
-                    ? c.at("cost_usd").to_number<double>()
-                    : 0));
-    if (const auto* u = c.if_contains("unpriced_models");
-        u && u->is_array() && !u->get_array().empty()) {
-      std::vector<std::string> models;
-      for (const auto& m : u->get_array())
-        if (m.is_string()) models.emplace_back(m.get_string());
-      text += " (no price for " + one_of(models) + ")";
-    }
-    line(text);
-  }
-  if (const auto* tools = d.if_contains("tool_histogram"); tools && tools->is_object()) {
-    std::vector<std::pair<int64_t, std::string>> counts;
-    for (const auto& [tool, n] : tools->get_object())
-      counts.emplace_back(n.is_number() ? n.to_number<int64_t>() : 0, std::string(tool));
-    std::sort(counts.rbegin(), counts.rend());
-    std::string text;
-    for (std::size_t i = 0; i < counts.size() && i < 8; ++i)
-      text += fmt::format("{}{} {}", i ? ", " : "", counts[i].second, counts[i].first);
-    if (!text.empty()) line("tools: " + text);
-  }
-  if (const auto* errors = d.if_contains("error_snippets"); errors && errors->is_array()) {
-    if (!errors->get_array().empty()) line(fmt::format("errors ({}):", errors->get_array().size()));
-    for (const auto& e : errors->get_array())
-      if (e.is_object())
-        line(fmt::format("  {}× {}", number_at(e.get_object(), "count"),
-                         text_at(e.get_object(), "sample")));
-  }
+  if (auto cost = digest_cost_line(d); !cost.empty()) line(cost);
+  if (auto tools = digest_tools_line(d); !tools.empty()) line("tools: " + tools);
+  for (const auto& e : digest_error_lines(d)) line(e);
   if (auto t = text_at(d, "task_ref"); !t.empty()) line("task: " + t);
   return out;
 }
@@ -209,12 +235,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   warn_if_costs_stale(store, effective_price_book(store));
   warn_unpriced_sessions(store, unpriced);
   if (vm.count("json") || vm.count("jsonl")) {
-    const bool lines = vm.count("jsonl") > 0;
-    std::cout << (lines ? "" : "[");
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      std::cout << (i > 0 && !lines ? "," : "") << to_json(session_json(rows[i]))
-                << (lines ? "\n" : "");
-    std::cout << (lines ? "" : "]\n");
+    print_sessions_json(rows, vm.count("jsonl") > 0);
     return kExitOk;
   }
   start_pager(g.style);

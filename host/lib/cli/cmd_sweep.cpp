@@ -86,6 +86,18 @@ boost::json::object report_json(const PipelineReport& report, const std::filesys
           {"problems", boost::json::value_from(s.problems)}};
 }
 
+// Each --reparse name is a loaded adapter plugin's.
+void check_reparse_names(const PluginRegistry& registry, const std::vector<std::string>& names) {
+  for (const auto& name : names)
+    if (const PluginInfo* p = registry.find(name); !p || !p->adapter) {
+      std::vector<std::string> adapters;
+      for (const auto& a : registry.loaded())
+        if (a.adapter) adapters.push_back(a.name);
+      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded{}", name,
+                                   did_you_mean(name, adapters)));
+    }
+}
+
 }  // namespace
 
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
@@ -99,14 +111,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   print_refusals(registry);
   if (registry.adapters().empty())
     throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
-  for (const auto& name : options.reparse)
-    if (const PluginInfo* p = registry.find(name); !p || !p->adapter) {
-      std::vector<std::string> adapters;
-      for (const auto& a : registry.loaded())
-        if (a.adapter) adapters.push_back(a.name);
-      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded{}", name,
-                                   did_you_mean(name, adapters)));
-    }
+  check_reparse_names(registry, options.reparse);
   auto db_file = store_file(g, config);
   SweepLock lock(db_file);
   if (!lock.acquired()) {

@@ -82,6 +82,24 @@ std::string group_key(const UsageRequest& r, const std::string& session, const s
   return flavor;
 }
 
+// Rows from single calls, for ranges that are not whole UTC days (local days, times).
+void add_single_calls(Store& store, const UsageRequest& r, std::map<std::string, UsageRow>& rows) {
+  std::map<std::string, std::pair<std::string, std::string>> facts;  // uid -> flavor, repo
+  UsagePricer prices(r.book);
+  for_each_usage_call(
+      store, r.scope, r.range.since_ms, std::min(r.range.until_ms, kOpenEnd), prices,
+      [&](const UsageCall& c) {
+        auto it = facts.find(c.session_uid);
+        if (it == facts.end()) {
+          const auto s = store.session(c.session_uid);
+          it = facts.emplace(c.session_uid, std::make_pair(s->flavor, s->repo)).first;
+        }
+        add(rows, r,
+            group_key(r, c.session_uid, c.model, it->second.first, it->second.second, c.ts_ms),
+            c.model, c.tokens);
+      });
+}
+
 std::vector<UsageRow> read_rows(Store& store, UsageRequest& r) {
   std::map<std::string, UsageRow> rows;
   if (whole_utc_days(r)) {
@@ -104,20 +122,7 @@ std::vector<UsageRow> read_rows(Store& store, UsageRequest& r) {
       });
     }
   } else {
-    std::map<std::string, std::pair<std::string, std::string>> facts;  // uid -> flavor, repo
-    UsagePricer prices(r.book);
-    for_each_usage_call(
-        store, r.scope, r.range.since_ms, std::min(r.range.until_ms, kOpenEnd), prices,
-        [&](const UsageCall& c) {
-          auto it = facts.find(c.session_uid);
-          if (it == facts.end()) {
-            const auto s = store.session(c.session_uid);
-            it = facts.emplace(c.session_uid, std::make_pair(s->flavor, s->repo)).first;
-          }
-          add(rows, r,
-              group_key(r, c.session_uid, c.model, it->second.first, it->second.second, c.ts_ms),
-              c.model, c.tokens);
-        });
+    add_single_calls(store, r, rows);
   }
   std::vector<UsageRow> out;
   for (auto& [key, row] : rows) out.push_back(std::move(row));

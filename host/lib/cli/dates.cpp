@@ -138,6 +138,38 @@ int64_t TimeZone::day_start_ms(std::string_view day) const {
   return date::floor<Ms>(sys).time_since_epoch().count();
 }
 
+namespace {
+
+// An ISO-8601 time matched by parse_when's kTime: with its offset, or local to `zone`.
+int64_t time_ms(std::string_view text, const std::smatch& m, const TimeZone& zone) {
+  const auto ymd = checked_day(text, number(m[1]), static_cast<unsigned>(number(m[2])),
+                               static_cast<unsigned>(number(m[3])));
+  const int hh = number(m[4]), mm = number(m[5]), ss = m[6].matched ? number(m[6]) : 0;
+  if (hh > 23 || mm > 59 || ss > 59) not_a_date(text, " (no such time of day)");
+  int64_t ms = 0;
+  if (m[7].matched) ms = number((m[7].str() + "00").substr(0, 3));
+  const auto local = date::local_days{ymd} + std::chrono::hours{hh} + std::chrono::minutes{mm} +
+                     std::chrono::seconds{ss} + Ms{ms};
+  if (!m[8].matched)  // a local time
+    return zone.day_start_ms(iso_day(date::sys_days{ymd})) +
+           (local - date::local_days{ymd}).count();
+  const std::string offset = m[8].str();
+  int64_t offset_ms = 0;
+  if (offset != "Z") {
+    const std::string digits = offset.substr(1, 2) + offset.substr(offset.size() - 2);
+    const int oh = number(digits.substr(0, 2)), om = number(digits.substr(2));
+    if (oh > 23 || om > 59) not_a_date(text, " (no such UTC offset)");
+    offset_ms = (oh * 60 + om) * 60000LL * (offset[0] == '-' ? -1 : 1);
+  }
+  return (date::sys_days{ymd}.time_since_epoch() + std::chrono::hours{hh} +
+          std::chrono::minutes{mm} + std::chrono::seconds{ss})
+                 .count() *
+             1000 +
+         ms - offset_ms;
+}
+
+}  // namespace
+
 int64_t parse_when(std::string_view text, Bound bound, const TimeZone& zone, int64_t now_ms) {
   static const std::regex kIsoDay(R"((\d{4})-(\d{2})-(\d{2}))");
   static const std::regex kCompactDay(R"((\d{4})(\d{2})(\d{2}))");
@@ -163,32 +195,7 @@ int64_t parse_when(std::string_view text, Bound bound, const TimeZone& zone, int
                                  static_cast<unsigned>(number(m[3])));
     return day_bound(date::sys_days{ymd});
   }
-  if (std::regex_match(s, m, kTime)) {
-    const auto ymd = checked_day(text, number(m[1]), static_cast<unsigned>(number(m[2])),
-                                 static_cast<unsigned>(number(m[3])));
-    const int hh = number(m[4]), mm = number(m[5]), ss = m[6].matched ? number(m[6]) : 0;
-    if (hh > 23 || mm > 59 || ss > 59) not_a_date(text, " (no such time of day)");
-    int64_t ms = 0;
-    if (m[7].matched) ms = number((m[7].str() + "00").substr(0, 3));
-    const auto local = date::local_days{ymd} + std::chrono::hours{hh} + std::chrono::minutes{mm} +
-                       std::chrono::seconds{ss} + Ms{ms};
-    if (!m[8].matched)  // a local time
-      return zone.day_start_ms(iso_day(date::sys_days{ymd})) +
-             (local - date::local_days{ymd}).count();
-    const std::string offset = m[8].str();
-    int64_t offset_ms = 0;
-    if (offset != "Z") {
-      const std::string digits = offset.substr(1, 2) + offset.substr(offset.size() - 2);
-      const int oh = number(digits.substr(0, 2)), om = number(digits.substr(2));
-      if (oh > 23 || om > 59) not_a_date(text, " (no such UTC offset)");
-      offset_ms = (oh * 60 + om) * 60000LL * (offset[0] == '-' ? -1 : 1);
-    }
-    return (date::sys_days{ymd}.time_since_epoch() + std::chrono::hours{hh} +
-            std::chrono::minutes{mm} + std::chrono::seconds{ss})
-                   .count() *
-               1000 +
-           ms - offset_ms;
-  }
+  if (std::regex_match(s, m, kTime)) return time_ms(text, m, zone);
   not_a_date(text, "");
 }
 

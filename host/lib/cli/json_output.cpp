@@ -7,6 +7,15 @@
 namespace helix {
 namespace {
 
+// 1.500000 -> 1.5, 2.000000 -> 2.0: a number with a point stays a real number to readers that
+// tell them apart.
+std::string plain_decimal(double value) {
+  std::string text = fmt::format("{:.6f}", round_micro(value));
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text += '0';
+  return text == "-0.0" ? "0.0" : text;
+}
+
 // `indent` < 0: on one line; else the current depth's indentation in spaces.
 // Pretty output is for files people edit: their numbers are written back as they were.
 void write(const boost::json::value& v, std::string& out, int indent = -1) {
@@ -20,12 +29,7 @@ void write(const boost::json::value& v, std::string& out, int indent = -1) {
         out += boost::json::serialize(v);
         return;
       }
-      std::string text = fmt::format("{:.6f}", round_micro(v.get_double()));
-      // 1.500000 -> 1.5, 2.000000 -> 2.0: a number with a point stays a real number to readers
-      // that tell them apart.
-      text.erase(text.find_last_not_of('0') + 1);
-      if (text.back() == '.') text += '0';
-      out += text == "-0.0" ? "0.0" : text;
+      out += plain_decimal(v.get_double());
       return;
     }
     case boost::json::kind::array: {
