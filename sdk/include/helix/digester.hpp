@@ -146,8 +146,8 @@ struct DigesterGlue {
   // The vtable's resume_session: NULL unless T overrides resume(), so that the host knows
   // from the plugin alone whether growth after eviction can be folded (and says so when not).
   using DefaultResume = void (Digester::*)(const DigestSession&, std::string_view);
-  static constexpr auto resume_entry =
-      std::is_same_v<decltype(&T::resume), DefaultResume> ? nullptr : &resume_session;
+  static constexpr bool overrides_resume = !std::is_same_v<decltype(&T::resume), DefaultResume>;
+  static constexpr auto resume_entry = overrides_resume ? &resume_session : nullptr;
 
   static void event(helix_digester* d, const helix_event* e) noexcept {
     guarded(d, [&](Digester& digester) {
@@ -245,7 +245,8 @@ constexpr helix_digester_vtable digester_table() {
 // The minor a digester needs: digesters came with ABI 1.1, resume_session with 1.2.
 template <class T>
 constexpr uint32_t digester_needs_minor() {
-  return DigesterGlue<T>::resume_entry ? 2 : 1;
+  // (a bool, not the pointer: a function's address is no constant under -fsanitize=undefined)
+  return DigesterGlue<T>::overrides_resume ? 2 : 1;
 }
 template <class T>
 constexpr helix_plugin_descriptor digester_descriptor(const DigesterInfo& info,
