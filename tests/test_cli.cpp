@@ -458,9 +458,9 @@ BOOST_AUTO_TEST_CASE(each_command_has_its_own_help_and_mistakes_get_suggestions)
   Sample& s = sample();
   Run global = s.helix("--help");
   BOOST_TEST(global.exit_code == 0);
-  for (const char* command :
-       {"sweep", "sessions", "show", "search", "usage", "statusline", "export", "resume", "digest",
-        "env", "status", "warnings", "evict", "plugins", "config", "hook", "hooks"}) {
+  for (const char* command : {"sweep", "sessions", "show", "search", "usage", "statusline",
+                              "export", "resume", "digest", "env", "status", "warnings", "evict",
+                              "plugins", "config", "hook", "hooks", "push", "fleet"}) {
     BOOST_TEST_CONTEXT(command) {
       Run help = s.helix(std::string(command) + " --help");
       BOOST_TEST(help.exit_code == 0);
@@ -484,6 +484,40 @@ BOOST_AUTO_TEST_CASE(each_command_has_its_own_help_and_mistakes_get_suggestions)
   Run too_many = s.helix("show a b");
   BOOST_TEST(too_many.exit_code == 2);
   BOOST_TEST(too_many.err.find("usage: helix-host show") != std::string::npos);
+}
+
+// The team commands' command line, which needs no database (test_fleet* run them against one).
+BOOST_AUTO_TEST_CASE(team_commands_check_their_command_line_before_any_database) {
+  Sample& s = sample();
+  Run grant = s.helix("fleet grant --team web --member alice --member bob");
+  BOOST_TEST(grant.exit_code == 0, grant.err);
+  BOOST_TEST(grant.out.find("helix_team_web") != std::string::npos, grant.out);
+  BOOST_TEST(grant.out.find("bob") != std::string::npos, grant.out);
+  BOOST_TEST(s.helix("fleet --help").out.find("--connection") != std::string::npos);
+  const std::pair<const char*, const char*> cases[] = {
+      {"fleet", "fleet needs a subcommand: migrate or grant"},
+      {"fleet migrat", "did you mean 'migrate'"},
+      {"fleet grant --team web --connection host=x",
+       "--connection is an option of 'fleet migrate'"},
+      {"fleet migrate --team web", "--team is an option of 'fleet grant'"},
+      {"fleet grant", "fleet grant needs --team"},
+      {"usage --by member", "--by member groups the team's usage: it needs --fleet"},
+      {"show codex:01a2029b --host abc", "--host selects a host's copy in the fleet"},
+      {"usage --fleet --by week", "--by week cannot be used with --fleet"},
+      {"usage blocks --fleet", "cannot be used with --fleet"},
+      {"usage --fleet --breakdown", "--breakdown cannot be used with --fleet"},
+      {"search --fleet --until today hello", "--until cannot be used with --fleet"},
+      {"sessions --fleet --tree", "--tree cannot be used with --fleet"},
+      {"sessions --fleet", "no fleet database is configured"},
+      {"push", "no fleet database is configured"},
+      {"mcp --fleet", "no fleet database is configured"}};
+  for (const auto& [command, says] : cases) {
+    BOOST_TEST_CONTEXT(command) {
+      Run r = s.helix(command);
+      BOOST_TEST(r.exit_code == 2);
+      BOOST_TEST(r.err.find(says) != std::string::npos, r.err);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(wrong_filter_values_are_errors_that_name_the_valid_ones) {

@@ -179,3 +179,44 @@ BOOST_AUTO_TEST_CASE(redaction_mistakes_name_the_file_line_and_rule) {
   e = error_for("[[redaction.rules]]\nregex = 'a'\n");
   BOOST_TEST(has(e, "needs both id and regex"), e);
 }
+
+BOOST_AUTO_TEST_CASE(the_fleet_section_is_read_printed_and_checked) {
+  test::TempDir dir;
+  test::write_file(dir / "helix.toml", R"([fleet]
+connection = "host=db.example.com dbname=helix user=alice sslmode=verify-full"
+password_file = "~/fleet-password"
+team = "payments"
+events = true
+cadence = "after-sweep"
+batch_sessions = 50
+)");
+  const char* home = std::getenv("HOME");
+  const std::string saved_home = home ? home : "";
+  ::setenv("HOME", "/home/alice", 1);
+  Config c = load_config((dir / "helix.toml").string());
+  ::setenv("HOME", saved_home.c_str(), 1);
+  BOOST_TEST(c.fleet.connection ==
+             "host=db.example.com dbname=helix user=alice sslmode=verify-full");
+  BOOST_TEST(c.fleet.password_file == "/home/alice/fleet-password");
+  BOOST_TEST(c.fleet.team == "payments");
+  BOOST_TEST(c.fleet.events);
+  BOOST_TEST(c.fleet.cadence == "after-sweep");
+  BOOST_TEST(c.fleet.batch_sessions == 50);
+  BOOST_TEST(to_toml(c).find("team = 'payments'") != std::string::npos, to_toml(c));
+  BOOST_TEST(load_config("").fleet.connection.empty());  // no [fleet]: no fleet
+
+  auto rejects = [&](const std::string& body, const std::string& why) {
+    test::write_file(dir / "bad.toml", "[fleet]\n" + body + "\n");
+    try {
+      load_config((dir / "bad.toml").string());
+      BOOST_ERROR("accepted: " << body);
+    } catch (const std::runtime_error& e) {
+      BOOST_TEST(mentions(e, "bad.toml:2"), e.what());
+      BOOST_TEST(mentions(e, why), e.what());
+    }
+  };
+  rejects("cadence = \"hourly\"", "must be manual or after-sweep");
+  rejects("events = \"yes\"", "must be true or false");
+  rejects("batch_sessions = 0", "must be 1 to 100000");
+  rejects("password = \"secret\"", "unknown setting 'fleet.password'");
+}

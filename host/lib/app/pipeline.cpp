@@ -14,8 +14,9 @@ PipelineReport Pipeline::sweep_all(const SweepProgress& progress, const SweepOpt
     report.sweep = sweep.run(progress);
   }
   report.digest = run_digests(store_, plugins_, config_);
-  report.retention =
-      retention_after(report.sweep.bytes_read > 0 || report.digest.sessions_digested > 0);
+  const bool wrote = report.sweep.bytes_read > 0 || report.digest.sessions_digested > 0;
+  report.retention = retention_after(wrote);
+  report.push = push_after(wrote);
   return report;
 }
 
@@ -28,6 +29,7 @@ PipelineReport Pipeline::ingest_paths(const std::vector<std::string>& paths) {
   // A grown session resumes from its digest's saved state, so a hook per reply stays cheap.
   report.digest = run_digests(store_, plugins_, config_);
   if (config_.retention.cadence == "on-hook") report.retention = retention_after(true);
+  report.push = push_after(report.sweep.bytes_read > 0 || report.digest.sessions_digested > 0);
   return report;
 }
 
@@ -49,6 +51,24 @@ RetentionPlan Pipeline::retention_after(bool wrote) {
                                       /*tier2_may_have_grown=*/wrote);
   retention.apply(plan);
   return plan;
+}
+
+// A failed push does not fail what came before: the next push resumes from the fleet's mark.
+std::optional<PushStep> Pipeline::push_after(bool wrote) {
+  if (!wrote || config_.fleet.cadence != "after-sweep" || config_.fleet.connection.empty())
+    return std::nullopt;
+  PushStep step;
+  PushOptions options;
+  options.after_batch = [&](const PushReport& r) { step.report = r; };
+  try {
+    step.report = push_to_fleet(store_, config_.fleet, options);
+  } catch (const PushBusy& e) {
+    step.problem = e.what();
+    step.busy = true;
+  } catch (const std::exception& e) {
+    step.problem = e.what();
+  }
+  return step;
 }
 
 // The hard-cap pass digests every analyzable session before it would evict un-analyzed data.

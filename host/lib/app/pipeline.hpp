@@ -1,10 +1,12 @@
 // The order of Helix's work, written once: new data is swept into the store, the sessions it
-// touched are digested, then retention runs as the cadence says. The `sweep` and `hook`
+// touched are digested, then retention runs as the cadence says, then (with [fleet] cadence =
+// "after-sweep") what changed is pushed to the team's fleet database. The `sweep` and `hook`
 // commands both run this pipeline; the command line only parses, calls and prints.
 #pragma once
 
 #include "config/config.hpp"
 #include "digest/digest_runner.hpp"
+#include "fleet/fleet_push.hpp"
 #include "ingest/sweep.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "retention/retention.hpp"
@@ -16,11 +18,19 @@
 
 namespace helix {
 
+// The push after new data: what it sent, or why it stopped (the next push resumes).
+struct PushStep {
+  PushReport report;    // what it pushed (up to where it stopped)
+  std::string problem;  // empty when it completed
+  bool busy = false;    // another push of this host was running
+};
+
 // What one run of the pipeline did, step by step.
 struct PipelineReport {
   SweepReport sweep;
   DigestReport digest;
   std::optional<RetentionPlan> retention;  // absent when the cadence did not call for it
+  std::optional<PushStep> push;  // absent unless [fleet] cadence = "after-sweep" and data came
 };
 
 class Pipeline {
@@ -47,6 +57,7 @@ class Pipeline {
   // Retention after new data: measures only what the caps need; `wrote` = the steps before
   // stored or digested something (else Tier 2 cannot have grown and is not measured).
   RetentionPlan retention_after(bool wrote);
+  std::optional<PushStep> push_after(bool wrote);
   int64_t analyze_now();
 
   Store& store_;

@@ -182,6 +182,10 @@ std::size_t valid_prefix(std::string_view in) {
 
 bool is_valid_utf8(std::string_view in) { return valid_prefix(in) == in.size(); }
 
+std::size_t utf8_sequence_length(std::string_view in, std::size_t i) {
+  return sequence_length(in, i);
+}
+
 std::string valid_utf8(std::string_view in) {
   std::size_t i = valid_prefix(in);
   if (i == in.size()) return std::string(in);

@@ -9,6 +9,9 @@ namespace helix {
 // True when `in` is valid UTF-8 without NUL bytes, i.e. valid_utf8(in) == in.
 bool is_valid_utf8(std::string_view in);
 
+// The length of the valid UTF-8 sequence at in[i] (1 to 4), or 0 when it is invalid or NUL.
+std::size_t utf8_sequence_length(std::string_view in, std::size_t i);
+
 // Copies `in`, replacing every invalid UTF-8 sequence and NUL byte with U+FFFD.
 std::string valid_utf8(std::string_view in);
 

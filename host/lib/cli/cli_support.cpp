@@ -131,10 +131,21 @@ std::string checked_flavor(Store& store, const po::variables_map& vm) {
                                did_you_mean(flavor, valid)));
 }
 
+std::string repo_option(const po::variables_map& vm) {
+  const std::string repo = option(vm, "repo");
+  return repo == "." ? RepoResolver().repo_for(std::filesystem::current_path().string()) : repo;
+}
+
+void reject_with_fleet(const po::variables_map& vm, std::initializer_list<const char*> options) {
+  for (const char* name : options)
+    if (vm.count(name) && !vm[name].defaulted())
+      throw UsageError(fmt::format(
+          "--{} cannot be used with --fleet (the fleet database does not answer it)", name));
+}
+
 std::string checked_repo(Store& store, const po::variables_map& vm) {
-  std::string repo = option(vm, "repo");
+  std::string repo = repo_option(vm);
   if (repo.empty()) return repo;
-  if (repo == ".") repo = RepoResolver().repo_for(std::filesystem::current_path().string());
   const auto repos = stored_repos(store);
   if (std::find(repos.begin(), repos.end(), repo) != repos.end()) return repo;
   std::string hint = did_you_mean(repo, repos);

@@ -10,6 +10,7 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,5 +76,10 @@ TimeRange time_range(const boost::program_options::variables_map& vm, const Time
 // UsageError naming the valid ones and the closest. `--repo .` is the current directory's.
 std::string checked_flavor(Store& store, const boost::program_options::variables_map& vm);
 std::string checked_repo(Store& store, const boost::program_options::variables_map& vm);
+// --repo as given, '.' as the current directory's repository; not checked (for --fleet).
+std::string repo_option(const boost::program_options::variables_map& vm);
+// A UsageError when one of `options` is given with --fleet, whose database cannot answer it.
+void reject_with_fleet(const boost::program_options::variables_map& vm,
+                       std::initializer_list<const char*> options);
 
 }  // namespace helix

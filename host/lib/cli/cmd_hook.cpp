@@ -4,6 +4,7 @@
 #include "app/session_sources.hpp"
 #include "base/private_files.hpp"
 #include "base/suggest.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -173,6 +174,8 @@ void ingest(const Config& config, const std::filesystem::path& db_file, const Ho
   if (evicted)
     for (const auto& m : data_loss_messages(*evicted))
       log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, m));
+  if (report.push)
+    log.write(fmt::format("{} {}: {}", e.flavor, e.session_id, push_step_line(*report.push)));
 }
 
 // Leaves the agent at once: the parent returns, a detached child does the work with its

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "app/repository.hpp"
 #include "base/clock.hpp"
@@ -10,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
+#include "fleet/fleet_reader.hpp"
 #include "mcp/server.hpp"
 #include "store/store.hpp"
 
@@ -38,6 +40,14 @@ int cmd_mcp(const Globals& g, const std::vector<std::string>& args) {
   PluginRegistry registry;  // only for each adapter's resume recipe
   load_plugins(registry, g, config);
   options.resume_recipe_of = recipes_of(registry);
+  // Connected (and its schema checked) before serving: a fleet it cannot read fails here.
+  std::unique_ptr<FleetReader> fleet;
+  try {
+    if (vm.count("fleet")) fleet = std::make_unique<FleetReader>(config.fleet);
+  } catch (const std::invalid_argument& e) {  // no [fleet], a bad team, a password in clear
+    throw UsageError(e.what());
+  }
+  options.fleet = fleet.get();
   // stdout carries the protocol alone: the C streams are not shared, and nothing else prints.
   std::ios::sync_with_stdio(false);
   mcp::Server server(store, std::move(options), std::cout);

@@ -2,6 +2,7 @@
 // texts and Tier 2 digests; hits grouped per session, best session first.
 #include "base/suggest.hpp"
 #include "base/text.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -73,20 +74,27 @@ boost::json::object session_hits_json(Store& store, const SessionHits& s) {
           {"hits", std::move(hits)}};
 }
 
-}  // namespace
-
-int cmd_search(const Globals& g, const std::vector<std::string>& args) {
-  auto vm = parse_command("search", args);
+// The words of the query as one text; a UsageError without any.
+std::string query_text(const po::variables_map& vm) {
   if (!vm.count("query"))
     throw UsageError("search needs words to find, e.g. helix-host search auth-bug README.md");
   std::string text;
   for (const auto& word : vm["query"].as<std::vector<std::string>>())
     text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+}  // namespace
+
+int cmd_search(const Globals& g, const std::vector<std::string>& args) {
+  auto vm = parse_command("search", args);
+  const std::string text = query_text(vm);
   const bool fts = vm.count("fts") > 0;
   SearchQuery q = fts ? SearchQuery{} : plain_search(text);
   if (fts) q.match = text;
   if (q.match.empty() && q.substrings.empty()) throw UsageError("search needs words to find");
   Config config = load_configuration(g);
+  if (vm.count("fleet")) return fleet_search(g, config, vm, text);
   Store store = open_store_for_reading(g, config);
   const TimeZone zone = TimeZone::from_option(g.timezone);
   q.flavor = checked_flavor(store, vm);

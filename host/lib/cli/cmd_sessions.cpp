@@ -2,6 +2,7 @@
 #include "cli/cmd_sessions.hpp"
 
 #include "base/suggest.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
@@ -214,6 +215,7 @@ std::string digest_summary(const boost::json::object& d, std::size_t width,
 int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   auto vm = parse_command("sessions", args);
   Config config = load_configuration(g);
+  if (vm.count("fleet")) return fleet_sessions(g, config, vm);
   Store store = open_store_for_reading(g, config);
   const TimeZone zone = TimeZone::from_option(g.timezone);
   SessionFilter filter;
@@ -265,7 +267,10 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
 
 int cmd_show(const Globals& g, const std::vector<std::string>& args) {
   auto vm = parse_command("show", args);
+  if (vm.count("host") && !vm.count("fleet"))
+    throw UsageError("--host selects a host's copy in the fleet: it needs --fleet");
   Config config = load_configuration(g);
+  if (vm.count("fleet")) return fleet_show(g, config, vm);
   Store store = open_store_for_reading(g, config);
   const SessionRow session = required_session(store, vm, "show");
   const bool json = vm.count("json") > 0;

@@ -2,6 +2,7 @@
 #include "app/pipeline.hpp"
 #include "base/suggest.hpp"
 #include "cli/cmd_digest.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/cmd_sessions.hpp"
 #include "cli/commands.hpp"
@@ -59,6 +60,14 @@ boost::json::object report_json(const PipelineReport& report, const std::filesys
     retention = {{"sessions_evicted", static_cast<int64_t>(report.retention->steps.size())},
                  {"bytes_freed", report.retention->planned_bytes()},
                  {"tier2_over_cap", report.retention->tier2_over_cap}};
+  boost::json::value push = nullptr;  // the after-sweep push ([fleet] push = "after-sweep")
+  if (report.push)
+    push = {{"sessions", report.push->report.sessions},
+            {"events", report.push->report.events},
+            {"bytes", report.push->report.bytes},
+            {"problem", report.push->problem.empty() ? boost::json::value(nullptr)
+                                                     : boost::json::value(report.push->problem)},
+            {"busy", report.push->busy}};
   return {{"store", file.string()},
           {"sources",
            {{"seen", s.sources_seen},
@@ -83,6 +92,7 @@ boost::json::object report_json(const PipelineReport& report, const std::filesys
           {"sessions_digested", report.digest.sessions_digested},
           {"digested_by", std::move(digested)},
           {"retention", std::move(retention)},
+          {"push", std::move(push)},
           {"problems", boost::json::value_from(s.problems)}};
 }
 
@@ -136,6 +146,12 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   print_sweep_step(report.sweep, db_file, quiet);
   print_digest_step(report.digest, quiet);
   if (report.retention) print_retention_step(*report.retention, quiet);
+  if (report.push) {  // a failed push does not fail the sweep
+    if (!report.push->problem.empty())
+      std::cerr << "helix-host: " << push_step_line(*report.push) << "\n";
+    else if (!quiet)
+      std::cout << "  " << push_step_line(*report.push) << "\n";
+  }
   if (json) std::cout << to_json(report_json(report, db_file)) << "\n";
   const SweepReport& r = report.sweep;
   return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;

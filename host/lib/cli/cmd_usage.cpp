@@ -7,6 +7,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/json_output.hpp"
 #include "cli/table.hpp"
+#include "fleet/fleet_reader.hpp"
 #include "recall/session_json.hpp"
 #include "store/catalog.hpp"
 #include "store/digest_store.hpp"
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -36,6 +38,7 @@ struct UsageRow {
   // --by session: the session's facts
   std::string title, repo, flavor;
   int64_t started_at_ms = 0;
+  std::string host_name;  // --fleet --by host: the name of the host whose id is the key
 };
 
 struct UsageRequest {
@@ -163,6 +166,7 @@ boost::json::object tokens_json(const UsageTokens& t) {
 boost::json::object row_json(const UsageRequest& r, const UsageRow& row) {
   auto o = tokens_json(row.tokens);
   o[r.by] = row.key;
+  if (r.by == "host") o["host_name"] = row.host_name;
   if (r.by == "session") {
     o["title"] = row.title.empty() ? boost::json::value(nullptr) : boost::json::value(row.title);
     o["repo"] = row.repo.empty() ? boost::json::value(nullptr) : boost::json::value(row.repo);
@@ -182,18 +186,29 @@ boost::json::object row_json(const UsageRequest& r, const UsageRow& row) {
   return o;
 }
 
-void print_usage_table(const Globals& g, const UsageRequest& r, Store& store,
+// The heading of the key column for `--by KEY`.
+const char* key_header(const std::string& by) {
+  static const std::map<std::string, const char*> kHeaders = {
+      {"session", "SESSION"}, {"day", "DAY"},   {"week", "WEEK OF"}, {"month", "MONTH"},
+      {"model", "MODEL"},     {"repo", "REPO"}, {"host", "HOST"},    {"member", "MEMBER"}};
+  const auto it = kHeaders.find(by);
+  return it == kHeaders.end() ? "FLAVOR" : it->second;
+}
+
+// The key cell of a row: a host as "name (id)", no key as "(none)".
+std::string key_cell(const UsageRow& row) {
+  if (row.key.empty()) return "(none)";
+  return row.host_name.empty() ? row.key : fmt::format("{} ({})", row.host_name, row.key);
+}
+
+// `session_label`: how a session's uid is shown (the local store's short ids; the fleet's
+// sessions by their full uid).
+void print_usage_table(const Globals& g, const UsageRequest& r,
+                       const std::function<std::string(const std::string&)>& session_label,
                        const std::vector<UsageRow>& rows, const UsageTokens& total) {
   const bool compact = g.style.width > 0 && g.style.width < 130;
   const bool by_session = r.by == "session";
-  const char* key_header = by_session        ? "SESSION"
-                           : r.by == "day"   ? "DAY"
-                           : r.by == "week"  ? "WEEK OF"
-                           : r.by == "month" ? "MONTH"
-                           : r.by == "model" ? "MODEL"
-                           : r.by == "repo"  ? "REPO"
-                                             : "FLAVOR";
-  std::vector<Column> columns{{key_header, false, by_session ? 0u : 12u}};
+  std::vector<Column> columns{{key_header(r.by), false, by_session ? 0u : 12u}};
   if (by_session)  // what says which session it was goes last
     columns.insert(columns.end(),
                    {{"STARTED", false, 0, 3}, {"REPO", false, 6, 4}, {"TITLE", false, 8, 5}});
@@ -209,7 +224,6 @@ void print_usage_table(const Globals& g, const UsageRequest& r, Store& store,
   columns.insert(columns.end(), {{"TOTAL", true}, {"COST USD", true}});
   if (!compact) columns.push_back({"AGENT USD", true});  // what the agents said it cost
   Table table(columns);
-  const ShortIds short_id(store);
   auto numbers = [&](const UsageTokens& t) {
     std::vector<std::string> cells{grouped(t.input), grouped(t.output)};
     if (compact) {
@@ -227,9 +241,7 @@ void print_usage_table(const Globals& g, const UsageRequest& r, Store& store,
     return head;
   };
   for (const auto& row : rows) {
-    std::vector<std::string> head{by_session        ? short_id(row.key)
-                                  : row.key.empty() ? "(none)"
-                                                    : row.key};
+    std::vector<std::string> head{by_session ? session_label(row.key) : key_cell(row)};
     if (by_session)
       head.insert(head.end(), {row.started_at_ms ? r.zone.minute(row.started_at_ms) : "-", row.repo,
                                row.title});
@@ -405,28 +417,9 @@ int usage_blocks(const Globals& g, const po::variables_map& vm, Store& store,
   return kExitOk;
 }
 
-}  // namespace
-
-int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
-  auto vm = parse_command("usage", args);
-  Config config = load_configuration(g);
-  Store store = open_store_for_reading(g, config);
-  UsageRequest r;
-  r.by = vm["by"].as<std::string>();
-  r.breakdown = vm.count("breakdown") > 0;
-  r.zone = TimeZone::from_option(g.timezone);
-  r.range = time_range(vm, r.zone);
-  // The UTC days the range touches (exactly the range when it is whole UTC days).
-  if (r.range.since_ms > 0) r.scope.since_day = utc_day(r.range.since_ms);
-  if (r.range.until_ms != INT64_MAX) r.scope.until_day = utc_day(r.range.until_ms);
-  r.book = effective_price_book(store);
-  r.scope.flavor = checked_flavor(store, vm);
-  r.scope.repo = checked_repo(store, vm);
-  if (vm.count("limit") && vm["limit"].as<int64_t>() < 1)
-    throw UsageError("--limit must be at least 1");
-  if (vm.count("report")) return usage_blocks(g, vm, store, r);
-  std::vector<UsageRow> rows = read_rows(store, r);
-  if (vm.count("limit")) {  // the newest (or biggest) rows
+// --limit (the newest, or the biggest rows) and --reverse.
+void keep_limit(const po::variables_map& vm, const UsageRequest& r, std::vector<UsageRow>& rows) {
+  if (vm.count("limit")) {
     const auto n = static_cast<std::size_t>(vm["limit"].as<int64_t>());
     if (rows.size() > n) {
       if (time_keyed(r.by) || r.by == "session")
@@ -436,6 +429,95 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
     }
   }
   if (vm.count("reverse")) std::reverse(rows.begin(), rows.end());
+}
+
+// The rows the fleet's usage ledger answers; its days are UTC days and its costs each host's.
+std::vector<UsageRow> fleet_rows(const Config& config, const UsageRequest& r) {
+  std::vector<UsageRow> out;
+  try {
+    for (auto& f :
+         FleetReader(config.fleet).usage(r.by, r.scope.since_day, r.scope.flavor, r.scope.repo)) {
+      const UsageLine& l = f.line;
+      UsageRow row;
+      row.key = l.key;
+      row.tokens = {l.input_tokens,      l.output_tokens,    l.cache_creation_tokens,
+                    l.cache_read_tokens, l.reasoning_tokens, l.calls,
+                    l.cost_usd,          l.agent_cost_usd,   l.unpriced_tokens};
+      row.host_name = std::move(f.host_name);
+      out.push_back(std::move(row));
+    }
+  } catch (const std::invalid_argument& e) {  // no [fleet], a bad team, a password in clear
+    throw UsageError(e.what());
+  }
+  return out;
+}
+
+// usage --fleet: the team's totals. Only the ledger's whole UTC days from --since are there:
+// the options that need single calls or local days are refused, not answered approximately.
+int fleet_usage(const Globals& g, const Config& config, const po::variables_map& vm,
+                UsageRequest& r) {
+  if (vm.count("report"))
+    throw UsageError(
+        "usage blocks needs each call's time, which the fleet does not hold: it "
+        "cannot be used with --fleet");
+  reject_with_fleet(vm, {"breakdown", "until"});
+  if (r.by == "week") throw UsageError("--by week cannot be used with --fleet (day or month can)");
+  r.zone = TimeZone::utc();
+  r.scope.flavor = vm.count("flavor") ? vm["flavor"].as<std::string>() : "";
+  r.scope.repo = repo_option(vm);
+  std::vector<UsageRow> rows = fleet_rows(config, r);
+  if (!time_keyed(r.by) && r.by != "session")  // the biggest spenders first, as locally
+    std::stable_sort(rows.begin(), rows.end(), [](const UsageRow& a, const UsageRow& b) {
+      return a.tokens.cost_usd > b.tokens.cost_usd;
+    });
+  keep_limit(vm, r, rows);
+  UsageTokens total;
+  for (const auto& row : rows) total += row.tokens;
+  if (vm.count("json")) {
+    boost::json::array out;
+    for (const auto& row : rows) out.push_back(row_json(r, row));
+    // No price notes: each host priced its own usage with its own book.
+    std::cout << to_json(boost::json::object{{"by", r.by},
+                                             {"timezone", r.zone.name()},
+                                             {"team", config.fleet.team},
+                                             {"totals", tokens_json(total)},
+                                             {"rows", std::move(out)},
+                                             {"unpriced_models", boost::json::array()},
+                                             {"prices", nullptr}})
+              << "\n";
+    return kExitOk;
+  }
+  start_pager(g.style);
+  print_usage_table(
+      g, r, [](const std::string& uid) { return uid; }, rows, total);
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
+  auto vm = parse_command("usage", args);
+  Config config = load_configuration(g);
+  UsageRequest r;
+  r.by = vm["by"].as<std::string>();
+  r.breakdown = vm.count("breakdown") > 0;
+  r.zone = TimeZone::from_option(g.timezone);
+  r.range = time_range(vm, r.zone);
+  // The UTC days the range touches (exactly the range when it is whole UTC days).
+  if (r.range.since_ms > 0) r.scope.since_day = utc_day(r.range.since_ms);
+  if (r.range.until_ms != INT64_MAX) r.scope.until_day = utc_day(r.range.until_ms);
+  if (vm.count("limit") && vm["limit"].as<int64_t>() < 1)
+    throw UsageError("--limit must be at least 1");
+  if (vm.count("fleet")) return fleet_usage(g, config, vm, r);
+  if (r.by == "host" || r.by == "member")
+    throw UsageError(fmt::format("--by {} groups the team's usage: it needs --fleet", r.by));
+  Store store = open_store_for_reading(g, config);
+  r.book = effective_price_book(store);
+  r.scope.flavor = checked_flavor(store, vm);
+  r.scope.repo = checked_repo(store, vm);
+  if (vm.count("report")) return usage_blocks(g, vm, store, r);
+  std::vector<UsageRow> rows = read_rows(store, r);
+  keep_limit(vm, r, rows);
   UsageTokens total;
   for (const auto& row : rows) total += row.tokens;
   const auto unpriced = cost_warnings(store, r);
@@ -451,7 +533,9 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
               << "\n";
   } else {
     start_pager(g.style);
-    print_usage_table(g, r, store, rows, total);
+    const ShortIds short_id(store);
+    print_usage_table(
+        g, r, [&](const std::string& uid) { return short_id(uid); }, rows, total);
   }
   return kExitOk;
 }

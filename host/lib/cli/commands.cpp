@@ -2,6 +2,7 @@
 
 #include "base/suggest.hpp"
 #include "cli/cmd_digest.hpp"
+#include "cli/cmd_fleet.hpp"
 #include "cli/cmd_hook.hpp"
 #include "cli/cmd_prices.hpp"
 #include "cli/cmd_recall.hpp"
@@ -56,14 +57,17 @@ void describe_sessions(CommandOptions& c) {
   c.options.add_options()("limit,n", po::value<int64_t>()->value_name("N"),
                           "at most N sessions (the newest)")(
       "reverse", "oldest first (default: newest first)")(
-      "tree", "subagent sessions under their parents, forks under their origins");
+      "tree", "subagent sessions under their parents, forks under their origins")(
+      "fleet", "the team's pushed sessions, from the fleet database ([fleet])");
 }
 
 void describe_show(CommandOptions& c) {
   add_session_operand(c);
   c.options.add_options()("json", "the session and its events as JSON")(
       "bodies", "each event's full text under it")(
-      "all", "bookkeeping records too (kind 'other' and 'lifecycle')");
+      "all", "bookkeeping records too (kind 'other' and 'lifecycle')")(
+      "fleet", "the session as pushed to the fleet database (every host's copy)")(
+      "host", po::value<std::string>()->value_name("ID"), "with --fleet: only this host id's copy");
 }
 
 void describe_json_only(CommandOptions& c) { c.options.add_options()("json", "JSON"); }
@@ -78,7 +82,10 @@ void describe_search(CommandOptions& c) {
       "only events of this kind ('digest': the digests of evicted sessions)");
   add_filters(c, "hits");
   c.options.add_options()("limit,n", po::value<int64_t>()->default_value(20)->value_name("N"),
-                          "at most N sessions");
+                          "at most N sessions (with --fleet: at most N hits)")(
+      "fleet",
+      "search the team's pushed texts in the fleet database (web-search syntax: words, "
+      "\"a phrase\", OR, -word)");
   c.positional.add("query", -1);
   c.choices["kind"] = kEventKinds;
 }
@@ -114,13 +121,16 @@ void describe_usage(CommandOptions& c) {
   c.options.add_options()("report", po::value<std::string>()->value_name("REPORT"),
                           "'blocks': 5-hour billing windows instead of totals")(
       "by", po::value<std::string>()->default_value("day")->value_name("KEY"),
-      "group by day, week, month, session, model, repo or flavor")(
-      "breakdown", "each row split per model")("json", "JSON");
+      "group by day, week, month, session, model, repo or flavor (with --fleet: day, month, "
+      "session, model, repo, flavor, host or member)")("breakdown", "each row split per model")(
+      "json", "JSON");
   add_filters(c, "usage");
   c.options.add_options()("limit,n", po::value<int64_t>()->value_name("N"),
-                          "at most N rows (the newest)")("reverse", "oldest first");
+                          "at most N rows (the newest)")("reverse", "oldest first")(
+      "fleet", "the team's totals, from the fleet database ([fleet]; UTC days)");
   c.positional.add("report", 1);
-  c.choices["by"] = {"day", "week", "month", "session", "model", "repo", "flavor"};
+  c.choices["by"] = {"day",  "week",   "month", "session", "model",
+                     "repo", "flavor", "host",  "member"};
   c.choices["report"] = {"blocks"};
 }
 
@@ -168,7 +178,28 @@ void describe_report(CommandOptions& c) {
 }
 
 void describe_mcp(CommandOptions& c) {
-  c.options.add_options()("all-repos", "answer about every repository, not only the agent's own");
+  c.options.add_options()("all-repos", "answer about every repository, not only the agent's own")(
+      "fleet", "also answer from the team's fleet database ([fleet]): team_usage, team_search");
+}
+
+void describe_push(CommandOptions& c) {
+  c.options.add_options()("full",
+                          "offer every session again, not only those changed since the mark")(
+      "json", "the report as JSON")("quiet,q", "print only problems");
+}
+
+void describe_fleet(CommandOptions& c) {
+  c.options.add_options()("action", po::value<std::string>()->value_name("ACTION"),
+                          "migrate (the schema, as an administrator) or grant (print the SQL)")(
+      "connection", po::value<std::string>()->value_name("CONNINFO"),
+      "migrate: libpq connection string of an administrator (default: [fleet] connection)")(
+      "team", po::value<std::string>()->value_name("TEAM"), "grant: the team ([a-z0-9_], 1 to 40)")(
+      "member", po::value<Values>()->composing()->value_name("LOGIN"),
+      "grant: a login that pushes and reads for the team (repeatable)")(
+      "admin", po::value<Values>()->composing()->value_name("LOGIN"),
+      "grant: a login that reads and writes every team (repeatable)");
+  c.positional.add("action", 1);
+  c.choices["action"] = {"migrate", "grant"};
 }
 
 void describe_prices(CommandOptions& c) {
@@ -198,7 +229,8 @@ const std::vector<CommandSpec> kCommands = {
     {"sessions",
      "",
      "list stored sessions, newest first",
-     {"helix-host sessions --since yesterday --repo .", "helix-host sessions -n 5 --json"},
+     {"helix-host sessions --since yesterday --repo .", "helix-host sessions -n 5 --json",
+      "helix-host sessions --fleet --since 7d"},
      describe_sessions,
      cmd_sessions},
     {"show",
@@ -217,7 +249,8 @@ const std::vector<CommandSpec> kCommands = {
     {"usage",
      "[blocks]",
      "token and cost totals, or 5-hour billing blocks",
-     {"helix-host usage --by month --breakdown", "helix-host usage blocks --since 7d"},
+     {"helix-host usage --by month --breakdown", "helix-host usage blocks --since 7d",
+      "helix-host usage --fleet --by member --since 2026-11-01"},
      describe_usage,
      cmd_usage},
     {"statusline",
@@ -313,6 +346,19 @@ const std::vector<CommandSpec> kCommands = {
      {"helix-host hooks install claude --dry-run", "helix-host hooks uninstall codex"},
      describe_hooks,
      cmd_hooks},
+    {"push",
+     "",
+     "send what changed since the last push to the team's fleet database",
+     {"helix-host push", "helix-host push --full --json"},
+     describe_push,
+     cmd_push},
+    {"fleet",
+     "migrate|grant",
+     "the team's database: create or upgrade its schema, or print the SQL of a team's access",
+     {"helix-host fleet migrate --connection 'host=db.example dbname=helix user=postgres'",
+      "helix-host fleet grant --team web --member alice --member bob | psql -d helix"},
+     describe_fleet,
+     cmd_fleet},
     {"help",
      "[COMMAND]",
      "this overview, or one command's help",

@@ -136,6 +136,38 @@ void apply_redaction(Config& c, const toml::table& root) {
   }
 }
 
+// [fleet]: a team's PostgreSQL database. A password is refused by the fleet module when it
+// connects (libpq parses the string); here only the shape of each setting is checked.
+void apply_fleet(Config& c, const toml::table& root) {
+  const auto* t = root["fleet"].as_table();
+  if (!t) return;
+  reject_unknown(c, *t, "fleet",
+                 {"connection", "password_file", "team", "host_id_file", "events", "cadence",
+                  "batch_sessions"});
+  auto& f = c.fleet;
+  if (auto* v = t->get("connection")) f.connection = text(c, *v, "fleet.connection");
+  if (auto* v = t->get("password_file"))
+    f.password_file = expand_home(text(c, *v, "fleet.password_file"));
+  if (auto* v = t->get("team")) f.team = text(c, *v, "fleet.team");
+  if (auto* v = t->get("host_id_file"))
+    f.host_id_file = expand_home(text(c, *v, "fleet.host_id_file"));
+  if (auto* v = t->get("events")) {
+    auto events = v->value<bool>();
+    if (!events) bad(c, *v, "'fleet.events' must be true or false");
+    f.events = *events;
+  }
+  if (auto* v = t->get("cadence")) {
+    f.cadence = text(c, *v, "fleet.cadence");
+    if (f.cadence != "manual" && f.cadence != "after-sweep")
+      bad(c, *v, "'fleet.cadence' must be manual or after-sweep");
+  }
+  if (auto* v = t->get("batch_sessions")) {
+    f.batch_sessions = integer(c, *v, "fleet.batch_sessions");
+    if (f.batch_sessions < 1 || f.batch_sessions > 100000)
+      bad(c, *v, "'fleet.batch_sessions' must be 1 to 100000");
+  }
+}
+
 // [plugins]: where plugins are, and how adapters are isolated.
 void apply_plugins(Config& c, const toml::table& plugins) {
   reject_unknown(c, plugins, "plugins",
@@ -165,7 +197,7 @@ void apply_plugins(Config& c, const toml::table& plugins) {
 void apply(Config& c, const toml::table& root) {
   reject_unknown(c, root, "",
                  {"store", "plugins", "sources", "domains", "adapters", "redaction",
-                  "session_memory", "sweep", "digest", "digesters", "mcp"});
+                  "session_memory", "sweep", "digest", "digesters", "mcp", "fleet"});
   if (auto* store = root["store"].as_table()) {
     reject_unknown(c, *store, "store", {"dir"});
     if (auto* dir = store->get("dir")) c.store_dir = expand_home(text(c, *dir, "store.dir"));
@@ -240,6 +272,7 @@ void apply(Config& c, const toml::table& root) {
     if (auto* repos = mcp->get("repos")) c.mcp_repos = strings(c, *repos, "mcp.repos");
   }
   apply_redaction(c, root);
+  apply_fleet(c, root);
 }
 
 }  // namespace
@@ -379,6 +412,16 @@ std::string to_toml(const Config& c) {
   toml::table redaction{{"disable", disable}, {"allow", allow}};
   if (!rules.empty()) redaction.insert("rules", rules);
   root.insert("redaction", redaction);
+  if (!c.fleet.connection.empty()) {
+    const auto& f = c.fleet;
+    root.insert("fleet", toml::table{{"connection", f.connection},
+                                     {"password_file", f.password_file},
+                                     {"team", f.team},
+                                     {"host_id_file", f.host_id_file},
+                                     {"events", f.events},
+                                     {"cadence", f.cadence},
+                                     {"batch_sessions", f.batch_sessions}});
+  }
   std::ostringstream out;
   out << "# effective configuration ("
       << (c.file.empty() ? "built-in defaults: no " + default_config_file().string()

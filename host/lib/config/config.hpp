@@ -1,6 +1,7 @@
 // helix-host configuration: one TOML file with built-in defaults for every knob.
 #pragma once
 
+#include "config/fleet_config.hpp"
 #include "privacy/redactor.hpp"
 
 #include <cstdint>
@@ -39,6 +40,7 @@ struct Config {
   std::map<std::string, std::string> digester_settings;  // [digesters.<plugin>] as JSON
   RetentionConfig retention;
   RedactionConfig redaction;                     // [redaction]
+  FleetConfig fleet;                             // [fleet]
   int64_t chunk_bytes = int64_t{1} << 20;        // [sweep] chunk_bytes
   int64_t max_record_bytes = int64_t{64} << 20;  // [sweep] max_record_bytes
   int64_t final_line_grace_seconds = 600;        // [sweep] final_line_grace_seconds

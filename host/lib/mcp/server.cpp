@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "mcp/fleet_tools.hpp"
 #include "mcp/resources.hpp"
 #include "mcp/tool_schema.hpp"
 #include "mcp/tools.hpp"
@@ -40,7 +41,9 @@ bool needs_scope(const std::string& method) {
 }  // namespace
 
 Server::Server(Store& store, ServerOptions options, std::ostream& out)
-    : store_(store), options_(std::move(options)), out_(out) {
+    : store_(store), options_(std::move(options)), tools_(tool_specs()), out_(out) {
+  if (options_.fleet)
+    tools_.insert(tools_.end(), fleet_tool_specs().begin(), fleet_tool_specs().end());
   scope_ = options_.all_repos ? Scope::everything()
                               : Scope::of({options_.repo_of(options_.cwd)}, options_.extra_repos);
 }
@@ -96,7 +99,7 @@ json::value Server::answer(const Message& m) {
                                                   m.method));
   if (m.method == "tools/list") {
     json::array tools;
-    for (const auto& t : tool_specs()) tools.push_back(tool_descriptor(t));
+    for (const auto& t : tools_) tools.push_back(tool_descriptor(t));
     return json::object{{"tools", std::move(tools)}};
   }
   if (m.method == "tools/call") return call_tool(m.params);
@@ -132,17 +135,19 @@ json::object Server::initialize(const json::value& params) {
 json::object Server::call_tool(const json::value& params) {
   const std::string name = text_param(params, "name");
   if (name.empty()) throw RpcFailure(kInvalidParams, "tools/call needs a \"name\" string");
-  const auto& specs = tool_specs();
   const auto tool =
-      std::find_if(specs.begin(), specs.end(), [&](const ToolSpec& t) { return t.name == name; });
-  if (tool == specs.end())
+      std::find_if(tools_.begin(), tools_.end(), [&](const ToolSpec& t) { return t.name == name; });
+  if (tool == tools_.end())
     throw RpcFailure(kInvalidParams,
                      fmt::format("unknown tool '{}'; tools/list names the tools", name));
   const Arguments args = validate_arguments(*tool, params.as_object().if_contains("arguments"));
   try {
     const ToolContext context{store_, scope_, options_.primary_digester, options_.now_ms(),
                               options_.resume_recipe_of};
-    json::object result = run_tool(context, *tool, args);
+    const bool team_tool =
+        tool - tools_.begin() >= static_cast<std::ptrdiff_t>(tool_specs().size());
+    json::object result = team_tool ? run_fleet_tool(*options_.fleet, scope_, *tool, args)
+                                    : run_tool(context, *tool, args);
     const std::string text = json_text(result);
     return {{"content", json::array{json::object{{"type", "text"}, {"text", text}}}},
             {"structuredContent", std::move(result)},

@@ -1,7 +1,8 @@
 // helix-host mcp: a Model Context Protocol server on stdin and stdout (newline-delimited
 // JSON-RPC 2.0, protocol revision 2025-11-25 and the earlier ones clients still speak). It
-// answers the tools and resources of tools.hpp and resources.hpp from the store, within a
-// repository scope taken from the client's roots, else the working directory.
+// answers the tools and resources of tools.hpp and resources.hpp from the store (and with a
+// fleet, those of fleet_tools.hpp from the team's database), within a repository scope taken from
+// the client's roots, else the working directory.
 #pragma once
 
 #include "recall/resume_command.hpp"
@@ -15,8 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "fleet/fleet_reader.hpp"
 #include "mcp/json_rpc.hpp"
 #include "mcp/scope.hpp"
+#include "mcp/tool_schema.hpp"
 #include "store/store.hpp"
 
 namespace helix::mcp {
@@ -35,6 +38,9 @@ struct ServerOptions {
   std::function<std::string(const std::string&)> repo_of;
   std::function<int64_t()> now_ms;
   ResumeRecipeOf resume_recipe_of;  // how each adapter's agent resumes a session
+  // The team's fleet database (mcp --fleet): adds the tools of fleet_tools.hpp. Not owned;
+  // outlives the server. Null: no team tools.
+  FleetReader* fleet = nullptr;
 };
 
 class Server {
@@ -61,6 +67,7 @@ class Server {
 
   Store& store_;
   ServerOptions options_;
+  std::vector<ToolSpec> tools_;  // the store's tools, then the team's with a fleet
   std::ostream& out_;
   Scope scope_;
   bool initialized_ = false;       // the client sent initialize

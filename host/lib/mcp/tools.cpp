@@ -152,7 +152,9 @@ Param budget_param(int64_t fallback, int64_t max) {
                  200, max, fallback);
 }
 
-// ---- shared reading ----
+}  // namespace
+
+// ---- shared reading (tools.hpp) ----
 
 int64_t date_ms(const Arguments& a, const char* name, bool end_of_day) {
   const std::string value = a.string(name);
@@ -166,16 +168,29 @@ int64_t date_ms(const Arguments& a, const char* name, bool end_of_day) {
   }
 }
 
-// The repositories to search: the requested one (which must be in scope), else the scope's.
-std::vector<std::string> repos_to_search(const ToolContext& c, const Arguments& a) {
+std::vector<std::string> repos_to_search(const Scope& scope, const Arguments& a) {
   const std::string repo = a.string("repo");
   if (!repo.empty()) {
-    if (!c.scope.allows(repo))
-      throw ToolError(outside_scope(c.scope, fmt::format("repository '{}'", repo)));
+    if (!scope.allows(repo))
+      throw ToolError(outside_scope(scope, fmt::format("repository '{}'", repo)));
     return {repo};
   }
-  return c.scope.all() ? std::vector<std::string>{} : c.scope.repos();
+  return scope.all() ? std::vector<std::string>{} : scope.repos();
 }
+
+json::object usage_json(const std::string& key, const UsageLine& l) {
+  json::object o{{"input_tokens", l.input_tokens},
+                 {"output_tokens", l.output_tokens},
+                 {"cache_creation_tokens", l.cache_creation_tokens},
+                 {"cache_read_tokens", l.cache_read_tokens},
+                 {"reasoning_tokens", l.reasoning_tokens},
+                 {"calls", l.calls},
+                 {"cost_usd", cost_figure(l.cost_usd)}};
+  if (!key.empty()) o["key"] = key;
+  return o;
+}
+
+namespace {
 
 bool repo_wanted(const std::vector<std::string>& repos, const std::string& repo) {
   return repos.empty() || std::find(repos.begin(), repos.end(), repo) != repos.end();
@@ -189,7 +204,7 @@ double cost_of(const std::map<std::string, double>& costs, const std::string& ui
 // ---- the tools ----
 
 json::object search_sessions(const ToolContext& c, const Arguments& a) {
-  const auto repos = repos_to_search(c, a);
+  const auto repos = repos_to_search(c.scope, a);
   // Plain words as the command line takes them: punctuation is text, never syntax.
   SearchQuery q = plain_search(a.string("query"));
   if (q.match.empty() && q.substrings.empty())
@@ -238,7 +253,7 @@ json::object search_sessions(const ToolContext& c, const Arguments& a) {
 }
 
 json::object list_sessions(const ToolContext& c, const Arguments& a) {
-  const auto repos = repos_to_search(c, a);
+  const auto repos = repos_to_search(c.scope, a);
   const int64_t until = date_ms(a, "until", true);
   SessionFilter filter{a.string("flavor"), repos.size() == 1 ? repos.front() : "",
                        date_ms(a, "since", false)};
@@ -275,20 +290,8 @@ json::object get_session(const ToolContext& c, const Arguments& a) {
   return summary_view(c.store, s, cost, r);
 }
 
-json::object usage_json(const std::string& key, const UsageLine& l) {
-  json::object o{{"input_tokens", l.input_tokens},
-                 {"output_tokens", l.output_tokens},
-                 {"cache_creation_tokens", l.cache_creation_tokens},
-                 {"cache_read_tokens", l.cache_read_tokens},
-                 {"reasoning_tokens", l.reasoning_tokens},
-                 {"calls", l.calls},
-                 {"cost_usd", cost_figure(l.cost_usd)}};
-  if (!key.empty()) o["key"] = key;
-  return o;
-}
-
 json::object session_usage(const ToolContext& c, const Arguments& a) {
-  const auto repos = repos_to_search(c, a);
+  const auto repos = repos_to_search(c.scope, a);
   const std::string by = a.string("by"), flavor = a.string("flavor");
   auto day_of = [&](const char* name, bool end) {
     const int64_t ms = date_ms(a, name, end);
@@ -350,7 +353,7 @@ json::object passage_json(const Passage& p) {
 json::object recall(const ToolContext& c, const Arguments& a) {
   RecallQuery q;
   q.question = a.string("question");
-  q.repos = repos_to_search(c, a);
+  q.repos = repos_to_search(c.scope, a);
   q.home_repo = c.scope.home();
   q.flavor = a.string("flavor");
   q.now_ms = c.now_ms;

@@ -13,6 +13,7 @@
 
 #include "mcp/scope.hpp"
 #include "mcp/tool_schema.hpp"
+#include "store/digest_store.hpp"
 #include "store/store.hpp"
 
 namespace helix::mcp {
@@ -33,6 +34,17 @@ struct ToolError : std::runtime_error {
 };
 
 const std::vector<ToolSpec>& tool_specs();
+
+// Argument `name` as Unix ms (0 when absent); a date alone ends at its day's last ms when
+// `end_of_day`. Throws ToolError for what is not a date.
+int64_t date_ms(const Arguments& a, const char* name, bool end_of_day);
+
+// The repositories to answer about: the requested `repo` argument (which must be in scope),
+// else the scope's (empty: every repository). Throws ToolError outside the scope.
+std::vector<std::string> repos_to_search(const Scope& scope, const Arguments& a);
+
+// A usage line as the usage tools return it ("key" only when `key` is not empty).
+boost::json::object usage_json(const std::string& key, const UsageLine& l);
 
 // The tools/list entry: name, title, description, inputSchema, outputSchema, annotations.
 boost::json::object tool_descriptor(const ToolSpec& tool);

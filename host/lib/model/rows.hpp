@@ -40,7 +40,7 @@ struct EventRow {
 
 // One stored event as for_each_event hands it out: views valid during the callback only.
 struct EventView {
-  int64_t seq = 0, ts_ms = 0, source_offset = 0, ordinal = 0;
+  int64_t seq = 0, parent_seq = -1, ts_ms = 0, source_offset = 0, ordinal = 0;
   std::string_view kind, role, tool, summary, uid, parent_uid, call_id, model, text;
   bool is_sidechain = false;
 };

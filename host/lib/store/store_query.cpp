@@ -301,7 +301,8 @@ void Store::for_each_event(const std::string& uid, const EventFilter& filter,
                            const std::function<void(const EventView&)>& visit) {
   auto lease = db_.cached(R"sql(
     SELECT e.seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool, e.summary, e.uid,
-      e.parent_uid, e.call_id, e.model, e.is_sidechain, e.pack_id, e.text_off, e.text_len
+      e.parent_uid, e.call_id, e.model, e.is_sidechain, e.pack_id, e.text_off, e.text_len,
+      e.parent_seq
     FROM events e
     WHERE e.session_uid = ?1 AND e.shadowed = 0
       AND (?2 = 0 OR NOT EXISTS (SELECT 1 FROM digest_coverage c WHERE c.session_uid = ?1
@@ -326,6 +327,7 @@ void Store::for_each_event(const std::string& uid, const EventFilter& filter,
                                  &v.uid,  &v.parent_uid, &v.call_id, &v.model};
     for (int i = 0; i < 8; ++i) *views[i] = columns[i] = st.text(4 + i);
     v.is_sidechain = st.integer(12) != 0;
+    v.parent_seq = st.is_null(16) ? -1 : st.integer(16);
     if (!st.is_null(13) && !st.is_null(14)) {
       if (st.integer(13) != pack_id) {
         pack_id = st.integer(13);
