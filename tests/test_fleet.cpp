@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cmath>
@@ -33,8 +34,9 @@ constexpr const char* kTokenFields[] = {"input_tokens", "output_tokens", "cache_
 
 int64_t field(const json::object& o, const char* name) { return o.at(name).to_number<int64_t>(); }
 
-// `fleet` holds exactly the tokens of `hosts` together, and their cost up to rounding (the sums
-// are added in another order).
+// `fleet` holds exactly the tokens of `hosts` together, and their cost up to rounding: the sums
+// are added in another order, and --json prints each cost rounded to 1e-6 (half of it off at
+// most, for the fleet's figure and for each host's).
 void require_sum(const json::object& fleet, const std::vector<json::object>& hosts) {
   for (const char* f : kTokenFields) {
     int64_t sum = 0;
@@ -43,7 +45,9 @@ void require_sum(const json::object& fleet, const std::vector<json::object>& hos
   }
   double cost = 0;
   for (const auto& h : hosts) cost += h.at("cost_usd").to_number<double>();
-  BOOST_TEST(std::abs(fleet.at("cost_usd").to_number<double>() - cost) <= 1e-9 * (1 + cost));
+  const double printed = 0.5e-6 * static_cast<double>(hosts.size() + 1);
+  BOOST_TEST(std::abs(fleet.at("cost_usd").to_number<double>() - cost) <=
+             printed + 1e-9 * (1 + cost));
 }
 
 // Rows of `usage --json` by their key.
@@ -212,6 +216,32 @@ BOOST_AUTO_TEST_CASE(two_hosts_push_at_once_and_the_fleet_totals_are_the_sum_of_
   BOOST_TEST(json::parse(result_a.out).at("sessions").to_number<int64_t>() == local_a);
   BOOST_TEST(json::parse(result_b.out).at("sessions").to_number<int64_t>() == local_b);
   BOOST_TEST(sessions_listed(b.helix("sessions --fleet --json")) == local_a + local_b);
+  // Listed as locally: newest first, --limit keeps the newest, --reverse turns them over,
+  // --until keeps those started by then; the table names each session's member.
+  const auto all = json::parse(b.helix("sessions --fleet --json").out).as_array();
+  std::vector<std::string> starts;
+  for (const auto& row : all)
+    starts.push_back(
+        row.at("started_at").is_null() ? "" : json::value_to<std::string>(row.at("started_at")));
+  BOOST_TEST(std::is_sorted(starts.rbegin(), starts.rend()));
+  const auto newest = json::parse(b.helix("sessions --fleet --json --limit 2").out).as_array();
+  BOOST_REQUIRE(newest.size() == 2u);
+  BOOST_TEST(newest[0] == all[0]);
+  BOOST_TEST(newest[1] == all[1]);
+  const auto oldest_first =
+      json::parse(b.helix("sessions --fleet --json --reverse").out).as_array();
+  BOOST_REQUIRE(oldest_first.size() == all.size());
+  BOOST_TEST(oldest_first.front() == all.back());
+  BOOST_TEST(sessions_listed(b.helix("sessions --fleet --json --until 2000-01-01")) == 0);
+  BOOST_TEST(sessions_listed(b.helix("sessions --fleet --json --until 2099-01-01")) ==
+             std::count_if(starts.begin(), starts.end(), [](const auto& t) { return !t.empty(); }));
+  Run table = b.helix("sessions --fleet");
+  BOOST_REQUIRE_MESSAGE(table.exit_code == 0, table.err);
+  BOOST_TEST(table.out.find("alice") != std::string::npos, table.out);
+  BOOST_TEST(table.out.find("bob") != std::string::npos, table.out);
+  BOOST_TEST(table.out.find(fmt::format("{} sessions in team alpha", local_a + local_b)) !=
+                 std::string::npos,
+             table.out);
 
   const auto totals_a = usage_totals(a.helix("usage --json"));
   const auto totals_b = usage_totals(b.helix("usage --json"));
@@ -237,6 +267,13 @@ BOOST_AUTO_TEST_CASE(two_hosts_push_at_once_and_the_fleet_totals_are_the_sum_of_
   require_sum(by_host.at(a.host_id()), {totals_a});
   require_sum(by_host.at(b.host_id()), {totals_b});
   BOOST_TEST(by_host.at(a.host_id()).at("host_name").as_string().size() > 0u);
+  Run hosts_table = a.helix("usage --fleet --by host");
+  BOOST_REQUIRE_MESSAGE(hosts_table.exit_code == 0, hosts_table.err);
+  for (const auto* host : {&a, &b})
+    BOOST_TEST(hosts_table.out.find(fmt::format(
+                   "{} ({})", by_host.at(host->host_id()).at("host_name").as_string().c_str(),
+                   host->host_id())) != std::string::npos,
+               hosts_table.out);
   // By model, repository and flavor: each key's fleet row is the sum of the hosts' rows.
   for (const char* by : {"model", "repo", "flavor"}) {
     const std::string flag = std::string(" --by ") + by + " --json";

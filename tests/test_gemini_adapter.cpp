@@ -716,11 +716,14 @@ BOOST_AUTO_TEST_CASE(the_cli_shows_swept_gemini_sessions) {
   const auto show = helix("show " + tools);
   BOOST_TEST(show.exit_code == 0);
   BOOST_TEST(show.out.find("cwd /tmp/gemgen.dD5yaF/projects/tools") != std::string::npos);
-  BOOST_TEST(show.out.find("edit               replace") != std::string::npos, show.out);
+  BOOST_TEST(show.out.find("→ replace") != std::string::npos, show.out);  // an edit, one line
 
-  const auto search = helix("search Aurora --flavor gemini");
+  const auto search = helix("search Aurora --flavor gemini --json");
   BOOST_TEST(search.exit_code == 0);
-  BOOST_TEST(search.out.find("3 hits") != std::string::npos, search.out);
+  std::size_t hits = 0;
+  const bj::value found = bj::parse(search.out);
+  for (const auto& session : found.as_array()) hits += session.at("hits").as_array().size();
+  BOOST_TEST(hits == 3u, search.out);
 
   const auto usage = helix("usage --by session --json --flavor gemini");
   BOOST_TEST_REQUIRE(usage.exit_code == 0, usage.err);

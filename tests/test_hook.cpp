@@ -183,12 +183,19 @@ BOOST_AUTO_TEST_CASE(bad_events_never_fail_the_agent_and_are_logged) {
     BOOST_TEST(r.exit_code == 0, event);
   }
   BOOST_TEST(run("store", {"hook"}, claude_event()).exit_code == 0);
-  BOOST_TEST(run("store", {"hook", "nosuchflavor", "--foreground"}, claude_event()).exit_code == 0);
+  // A mistyped flavor is said on stderr (the agent may show it), with the closest one.
+  const auto typo = run("store", {"hook", "claud"}, claude_event());
+  BOOST_TEST(typo.exit_code == 0);
+  BOOST_TEST(typo.err.find("no adapter plugin reads flavor 'claud' (did you mean 'claude'?)") !=
+             std::string::npos);
+  const auto unknown = run("store", {"hook", "nosuchflavor", "--foreground"}, claude_event());
+  BOOST_TEST(unknown.exit_code == 0);
+  BOOST_TEST(unknown.err.find("no adapter plugin reads flavor 'nosuchflavor'") !=
+             std::string::npos);
   const std::string text = log("store");
   BOOST_TEST(text.find("not a JSON object") != std::string::npos, text);
   BOOST_TEST(text.find("no usable session id") != std::string::npos, text);
-  BOOST_TEST(text.find("no loaded adapter plugin reads flavor 'nosuchflavor'") != std::string::npos,
-             text);
+  BOOST_TEST(text.find("no adapter plugin reads flavor 'nosuchflavor'") != std::string::npos, text);
   BOOST_TEST(stored("store").empty());
 }
 

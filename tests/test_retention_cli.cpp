@@ -70,6 +70,22 @@ BOOST_AUTO_TEST_CASE(eviction_keeps_digests_usage_and_search_answers) {
              static_cast<std::size_t>(status_before.at("analyzed_sessions").as_int64()));
   for (const auto& step : plan.at("steps").as_array()) BOOST_TEST(step.at("analyzed").as_bool());
   BOOST_TEST(s.helix_json({"status", "--json"}).at("evicted_sessions").as_int64() == 0);
+  // It explains itself per session: every one that holds raw data, dropped or kept, and why.
+  std::size_t dropped = 0;
+  for (const auto& v : plan.at("sessions").as_array()) {
+    const std::string reason(v.at("reason").as_string());
+    if (v.at("evicted").as_bool()) {
+      ++dropped;
+      BOOST_TEST(reason.find("above raw_soft_cap_bytes") != std::string::npos, reason);
+    } else {
+      BOOST_TEST(reason.find("not analyzed yet") != std::string::npos, reason);
+    }
+  }
+  BOOST_TEST(dropped == plan.at("steps").as_array().size());
+  const HostResult text = s.helix({"evict", "--dry-run"}, true);
+  BOOST_TEST(text.out.find("drop") != std::string::npos);
+  BOOST_TEST(text.out.find(uid) != std::string::npos);
+  BOOST_TEST(text.out.find("being written now") == std::string::npos);
 
   // A sweep under the small cap evicts every analyzed session; nothing is lost.
   HostResult sweep = s.helix({"sweep"}, true);
@@ -85,6 +101,11 @@ BOOST_AUTO_TEST_CASE(eviction_keeps_digests_usage_and_search_answers) {
 
   BOOST_TEST(json::serialize(s.helix_json({"usage", "--json"})) == json::serialize(usage_before));
   BOOST_TEST(s.helix({"digest", uid, "--json"}).out == digest_before);
+  const HostResult readable = s.helix({"show", uid});
+  BOOST_TEST(readable.out.find("was evicted by retention on") != std::string::npos);
+  BOOST_TEST(readable.out.find("Still here: the digest by session_digest") != std::string::npos);
+  BOOST_TEST(readable.out.find("outcome ") != std::string::npos);
+  BOOST_TEST(readable.out.find("{\"") == std::string::npos);  // no JSON line
   const json::value shown = s.helix_json({"show", uid, "--json"});
   BOOST_TEST(shown.at("evicted").as_bool());
   BOOST_TEST(shown.at("events").as_array().empty());

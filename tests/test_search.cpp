@@ -28,6 +28,8 @@ std::set<std::string> sessions_of(const json::array& hits) {
   return out;
 }
 
+const json::array& hits_of(const json::value& session) { return session.at("hits").as_array(); }
+
 int64_t count(helix::Database& db, const std::string& sql) {
   auto st = db.prepare(sql);
   st.step();
@@ -45,8 +47,9 @@ void check_index_matches_texts(const std::filesystem::path& store_db) {
 // Search answers for queries that cover every flavor, both columns, phrases and prefixes.
 std::string answers(const RecallHome& home) {
   std::string out;
-  for (const char* query : {"hello", "quokkafizz", "'\"Permission is hereby granted\"'",
-                            "'zebraw* OR marmoset*'", "tool:exec_command", "'license NOT mit'"})
+  for (const char* query :
+       {"hello", "quokkafizz", "'\"Permission is hereby granted\"'", "--fts 'zebraw* OR marmoset*'",
+        "--fts tool:exec_command", "--fts 'license NOT mit'"})
     out += json::serialize(search_json(home, query)) + "\n";
   return out;
 }
@@ -115,23 +118,30 @@ BOOST_AUTO_TEST_CASE(a_planted_word_is_found_in_its_session_for_every_flavor) {
       {"zebrawomble", RecallHome::kCodex},    // a shell command the agent ran
       {"marmosetglyph", RecallHome::kGrok}};  // the first prompt, in two files of the session
   for (const auto& [word, session] : planted) {
-    const auto hits = search_json(home, word);
+    const auto sessions = search_json(home, word);
     BOOST_TEST_CONTEXT(word) {
-      BOOST_TEST(sessions_of(hits) == std::set<std::string>{session});
-      for (const auto& h : hits) {
-        for (const char* key : {"session_uid", "ts", "kind", "snippet", "seq", "tier"})
-          BOOST_TEST(h.as_object().contains(key), key);
-        BOOST_TEST(std::string(h.at("snippet").as_string()).find(std::string("**") + word + "**") !=
-                   std::string::npos);
+      BOOST_TEST(sessions_of(sessions) == std::set<std::string>{session});
+      for (const auto& s : sessions) {
+        for (const char* key : {"session_uid", "flavor", "repo", "title", "started_at", "hits"})
+          BOOST_TEST(s.as_object().contains(key), key);
+        for (const auto& h : s.at("hits").as_array()) {
+          for (const char* key : {"ts", "kind", "snippet", "seq", "tier"})
+            BOOST_TEST(h.as_object().contains(key), key);
+          // JSON snippets carry no display marks.
+          const std::string snippet(h.at("snippet").as_string());
+          BOOST_TEST(snippet.find(word) != std::string::npos);
+          BOOST_TEST(snippet.find("**") == std::string::npos);
+        }
       }
     }
   }
   // Grok keeps the prompt in chat_history.jsonl and updates.jsonl: one event, one hit.
   const auto grok = search_json(home, "marmosetglyph");
   BOOST_TEST(grok.size() == 1u);
-  BOOST_TEST(grok.at(0).at("kind").as_string() == "user_msg");
+  BOOST_TEST(hits_of(grok.at(0)).size() == 1u);
+  BOOST_TEST(hits_of(grok.at(0)).at(0).at("kind").as_string() == "user_msg");
   const auto claude = search_json(home, "quokkafizz --kind user_msg");
-  BOOST_TEST(claude.size() == 1u);
+  BOOST_TEST_REQUIRE(claude.size() == 1u);
   {  // the hit names the event that holds the word, as `show` lists it
     Run show = home.helix(std::string("show ") + RecallHome::kClaude + " --json");
     const json::value doc = json::parse(show.out);
@@ -141,12 +151,12 @@ BOOST_AUTO_TEST_CASE(a_planted_word_is_found_in_its_session_for_every_flavor) {
           std::string(e.at("text").as_string()).find("quokkafizz") != std::string::npos &&
           e.at("kind").as_string() == "user_msg")
         holders.push_back(e.at("seq").as_int64());
-    BOOST_TEST(holders == std::vector<int64_t>{claude.at(0).at("seq").as_int64()});
+    BOOST_TEST(holders == std::vector<int64_t>{hits_of(claude.at(0)).at(0).at("seq").as_int64()});
   }
   // The codex command `echo hello-from-zebrawomble && ls -la` is a tool call of exec_command.
   const auto codex = search_json(home, "zebrawomble --kind tool_call");
-  BOOST_TEST(codex.size() == 1u);
-  BOOST_TEST(codex.at(0).at("tool").as_string() == "exec_command");
+  BOOST_TEST_REQUIRE(codex.size() == 1u);
+  BOOST_TEST(hits_of(codex.at(0)).at(0).at("tool").as_string() == "exec_command");
 }
 
 BOOST_AUTO_TEST_CASE(phrases_match_words_in_order_and_prefixes_match_word_starts) {
@@ -156,9 +166,11 @@ BOOST_AUTO_TEST_CASE(phrases_match_words_in_order_and_prefixes_match_word_starts
   BOOST_TEST(sessions_of(search_json(home, "'quokkaf*'")) ==
              std::set<std::string>{RecallHome::kClaude});
   BOOST_TEST(search_json(home, "quokkaf").empty());  // a bare word is a whole word
-  BOOST_TEST(sessions_of(search_json(home, "'marmoset* OR zebraw*'")) ==
+  BOOST_TEST(sessions_of(search_json(home, "--fts 'marmoset* OR zebraw*'")) ==
              (std::set<std::string>{RecallHome::kGrok, RecallHome::kCodex}));
-  BOOST_TEST(search_json(home, "'quokkafizz NOT license'").empty());
+  BOOST_TEST(search_json(home, "--fts 'quokkafizz NOT license'").empty());
+  // Without --fts the operators are words like the others.
+  BOOST_TEST(search_json(home, "'marmoset* OR zebraw*'").empty());
 }
 
 BOOST_AUTO_TEST_CASE(filters_narrow_the_hits) {
@@ -169,31 +181,34 @@ BOOST_AUTO_TEST_CASE(filters_narrow_the_hits) {
              std::set<std::string>{RecallHome::kGrok});
   BOOST_TEST(search_json(home, "hello --limit 1").size() == 1u);
   BOOST_TEST(search_json(home, "hello --since 2999-01-01").empty());
-  for (const auto& h : search_json(home, "hello --kind assistant_msg"))
-    BOOST_TEST(h.at("kind").as_string() == "assistant_msg");
+  BOOST_TEST(search_json(home, "hello --until 2000-01-01").empty());
+  for (const auto& s : search_json(home, "hello --kind assistant_msg"))
+    for (const auto& h : hits_of(s)) BOOST_TEST(h.at("kind").as_string() == "assistant_msg");
   // One column of the events' index (digests have neither: they give no hits, no error).
-  BOOST_TEST(sessions_of(search_json(home, "tool:exec_command")) ==
+  BOOST_TEST(sessions_of(search_json(home, "--fts tool:exec_command")) ==
              std::set<std::string>{RecallHome::kCodex});
-  BOOST_TEST(sessions_of(search_json(home, "body:zebrawomble")) ==
+  BOOST_TEST(sessions_of(search_json(home, "--fts body:zebrawomble")) ==
              std::set<std::string>{RecallHome::kCodex});
-  BOOST_TEST(search_json(home, "tool:zebrawomble").empty());
-  BOOST_TEST(home.helix("search tool:exec_command --kind digest").exit_code == 2);
+  BOOST_TEST(search_json(home, "--fts tool:zebrawomble").empty());
+  BOOST_TEST(home.helix("search --fts tool:exec_command --kind digest").exit_code == 2);
   Run text = home.helix("search quokkafizz");
   BOOST_TEST(text.exit_code == 0);
-  BOOST_TEST(text.out.find(RecallHome::kClaude) != std::string::npos);
-  BOOST_TEST(text.out.find("hit") != std::string::npos);
+  BOOST_TEST(text.out.find("claude:cf564e14") != std::string::npos);  // its short id
+  BOOST_TEST(text.out.find("1 session found") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(a_malformed_query_is_a_usage_error_that_says_why) {
+BOOST_AUTO_TEST_CASE(a_malformed_fts_query_is_a_usage_error_that_says_why) {
   for (const char* query : {"hello.txt", "'\"unterminated'", "'hello AND'", "nosuchcolumn:word"}) {
-    Run r = home.helix(std::string("search ") + query);
     BOOST_TEST_CONTEXT(query) {
+      Run r = home.helix(std::string("search --fts ") + query);
       BOOST_TEST(r.exit_code == 2);
-      BOOST_TEST(r.err.find("cannot read the search query") != std::string::npos);
+      BOOST_TEST(r.err.find("cannot read the FTS5 query") != std::string::npos);
       BOOST_TEST(r.out.empty());
+      // The same text without --fts is searched as it is.
+      BOOST_TEST(home.helix(std::string("search ") + query).exit_code == 0);
     }
   }
-  BOOST_TEST(home.helix("search '\"hello.txt\"'").exit_code == 0);  // quoted punctuation is fine
+  BOOST_TEST(home.helix("search --fts '\"hello.txt\"'").exit_code == 0);  // quoted is fine
   BOOST_TEST(home.helix("search").exit_code == 2);
 }
 
@@ -278,7 +293,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
   helix::Database db(store_db);
   db.exec(fmt::format(R"sql(
     BEGIN;
-    {}
+    {} {}
     CREATE TEMP TABLE old_rows AS SELECT id, tool, body FROM search_event_texts;
     DROP TRIGGER search_events_forget;
     DROP TABLE search_events;
@@ -302,7 +317,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     {}
     PRAGMA user_version = 7;
     COMMIT;)sql",
-                      helix::test::kUndoSchema14,
+                      helix::test::kUndoSchema15, helix::test::kUndoSchema14,
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "
                                 "SELECT id, tool, body FROM old_rows ORDER BY id;"
                               : "INSERT INTO search_backlog SELECT id FROM events;",
@@ -323,7 +338,7 @@ void check_migrated(const RecallHome& home, const std::string& expected) {
 
 BOOST_AUTO_TEST_CASE(an_old_index_is_rebuilt_without_its_copy_and_searches_the_same) {
   const std::string expected = answers(home);
-  BOOST_REQUIRE(expected.find("**quokkafizz**") != std::string::npos);
+  BOOST_REQUIRE(expected.find("quokkafizz") != std::string::npos);
   make_old_search_layout(home.store_db(), /*indexed=*/true);
   BOOST_TEST(answers(home) == expected);  // read-only commands search the old layout as it is
   check_migrated(home, expected);
@@ -370,16 +385,18 @@ BOOST_AUTO_TEST_CASE(a_session_whose_tier1_rows_are_dropped_stays_findable_by_it
   const auto hits = search_json(home, "quokkafizz");
   BOOST_REQUIRE(hits.size() == 1u);
   BOOST_TEST(hits.at(0).at("session_uid").as_string() == RecallHome::kClaude);
-  BOOST_TEST(hits.at(0).at("kind").as_string() == "digest");
-  BOOST_TEST(hits.at(0).at("tier").as_int64() == 2);
-  BOOST_TEST(std::string(hits.at(0).at("snippet").as_string()).find("**quokkafizz**") !=
-             std::string::npos);
+  BOOST_REQUIRE(hits_of(hits.at(0)).size() == 1u);
+  const auto& hit = hits_of(hits.at(0)).at(0);
+  BOOST_TEST(hit.at("kind").as_string() == "digest");
+  BOOST_TEST(hit.at("tier").as_int64() == 2);
+  BOOST_TEST(std::string(hit.at("snippet").as_string()).find("quokkafizz") != std::string::npos);
   // A word only Tier 1 held (the LICENSE text the agent wrote) is gone with it.
   BOOST_TEST(search_json(home, "'\"Permission is hereby granted\"'").empty());
   // Sessions not evicted still answer from Tier 1 only, never twice.
   const auto hello = search_json(home, "hello");
   BOOST_REQUIRE(!hello.empty());
-  for (const auto& h : hello) BOOST_TEST(h.at("kind").as_string() != "digest");
+  for (const auto& s : hello)
+    for (const auto& h : hits_of(s)) BOOST_TEST(h.at("kind").as_string() != "digest");
   BOOST_TEST(search_json(home, "quokkafizz --kind digest").size() == 1u);
   BOOST_TEST(search_json(home, "quokkafizz --kind user_msg").empty());
 }

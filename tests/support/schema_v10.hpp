@@ -1,12 +1,30 @@
-// Test support: the SQL that takes a current store back to what schema version 12 had (before
-// forks), 11 had (before the host-priced costs of version 12) and 10 had (before the
-// per-session counters), for tests that make an older store to migrate.
+// Test support: the SQL that takes a current store back to what schema version 14 had (before
+// the stemmed and trigram search indexes of version 15), 12 had (before forks, 14, and
+// quarantined sources, 13), 11 had (before the host-priced costs of version 12) and 10 had
+// (before the per-session counters), for tests that make an older store to migrate.
 #pragma once
 
 namespace helix::test {
 
-// Back to version 13 (no forks; search reads the kinds of schema 8 only). Run inside a
+// Back to version 14 (before the stemmed and trigram search indexes). Run inside a
 // transaction, first.
+inline constexpr const char* kUndoSchema15 = R"sql(
+    DROP INDEX usage_time;
+    DROP TRIGGER search_events_forget;
+    DROP TABLE search_events_cjk;
+    DROP TABLE search_events;
+    CREATE VIRTUAL TABLE search_events USING fts5(
+      tool, body, content = 'search_event_texts', content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 2');
+    CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+      INSERT INTO search_events (search_events, rowid, tool, body)
+        SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+    END;
+    INSERT INTO search_events (search_events) VALUES ('rebuild');
+)sql";
+
+// Back to version 13 (no forks; search reads the kinds of schema 8 only). Run inside a
+// transaction, after kUndoSchema15.
 inline constexpr const char* kUndoSchema14 = R"sql(
     DROP INDEX sessions_forks;
     ALTER TABLE sessions DROP COLUMN forked_from;

@@ -1,9 +1,11 @@
 #include "cli/cmd_digest.hpp"
 
+#include "cli/cmd_sessions.hpp"
+#include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/json_output.hpp"
 #include "digest/digest_runner.hpp"
-#include "fleet/fleet_reader.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"
 #include "store/price_store.hpp"
@@ -18,35 +20,19 @@ namespace po = boost::program_options;
 
 namespace {
 
-// The session's digest from `digester`, or the primary one; prints why when there is none.
-std::optional<DigestRow> lookup(const Globals& g, const Config& config, const std::string& uid,
-                                const std::string& digester, std::filesystem::path* db_file) {
-  *db_file = std::filesystem::absolute(store_file(g, config));
-  Store store(*db_file, /*read_only=*/true);
-  const std::string name = digester.empty() ? primary_digester(config) : digester;
-  auto row = find_digest(store, uid, name);
+// The digest by --digester (default: the primary one) of the session the command names;
+// NotFound saying why when there is none.
+DigestRow lookup(Store& store, const Config& config, const po::variables_map& vm,
+                 const char* command) {
+  const SessionRow session = required_session(store, vm, command);
+  const std::string name =
+      vm.count("digester") ? vm["digester"].as<std::string>() : primary_digester(config);
+  auto row = find_digest(store, session.uid, name);
   if (!row)
-    std::cerr << fmt::format(
-        "helix-host: no digest of {} by '{}' in the store (is the session "
-        "there, and has a sweep digested it?)\n",
-        uid, name);
-  return row;
-}
-
-po::variables_map uid_command(const std::string& name, const std::vector<std::string>& args,
-                              po::options_description& opts) {
-  opts.add_options()("uid", po::value<std::string>(), "session uid")(
-      "digester", po::value<std::string>(), "whose digest (default: the primary digester)");
-  po::positional_options_description pos;
-  pos.add("uid", 1);
-  auto vm = parse_command(args, opts, pos);
-  if (!vm.count("uid"))
-    throw UsageError(fmt::format("{} needs a session uid (see 'helix-host sessions')", name));
-  return vm;
-}
-
-std::string option(const po::variables_map& vm, const char* name) {
-  return vm.count(name) ? vm[name].as<std::string>() : std::string();
+    throw NotFound(fmt::format(
+        "no digest of {} by '{}' in the store (has a sweep digested it since it was stored?)",
+        session.uid, name));
+  return *row;
 }
 
 // 'text' for a POSIX shell, inside single quotes.
@@ -95,16 +81,12 @@ void put_host_cost(boost::json::object& doc, Store& store, const SessionRow& ses
 }  // namespace
 
 int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("digest options");
-  opts.add_options()("json", "the digest as JSON");
-  auto vm = uid_command("digest", args, opts);
-  Config config = load_config(g.config_file);
-  std::filesystem::path db_file;
-  auto row = lookup(g, config, option(vm, "uid"), option(vm, "digester"), &db_file);
-  if (!row) return kExitNotFound;
-  Store store(db_file, /*read_only=*/true);
-  auto session = store.session(row->session_uid);
-  auto doc = parse_stored_digest(*row);
+  auto vm = parse_command("digest", args);
+  Config config = load_configuration(g);
+  Store store = open_store_for_reading(g, config);
+  const DigestRow row = lookup(store, config, vm, "digest");
+  auto session = store.session(row.session_uid);
+  auto doc = parse_stored_digest(row);
   std::vector<UnpricedModel> unpriced;
   if (session && doc.is_object()) {
     unpriced = session_unpriced_models(store, session->uid);
@@ -113,32 +95,25 @@ int cmd_digest(const Globals& g, const std::vector<std::string>& args) {
     warn_if_costs_stale(store, book);
   }
   warn_unpriced(unpriced);
-  if (vm.count("json")) {
-    std::cout << boost::json::serialize(doc) << "\n";
+  if (vm.count("json")) {  // the document, its numbers printed as every command does
+    std::cout << to_json(doc) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{}  digested {} by {} {}\n", row->session_uid,
-                           iso8601(row->digested_at_ms), row->digester, row->version);
-  if (!doc.is_object()) return kExitOk;
-  for (const auto& [key, value] : doc.get_object()) {
-    if (key == "session_uid") continue;
-    std::cout << fmt::format(
-        "  {}: {}\n", std::string_view(key),
-        value.is_string() ? std::string(value.get_string()) : boost::json::serialize(value));
-  }
+  const TimeZone zone = TimeZone::from_option(g.timezone);
+  std::cout << fmt::format("{}\n  digested {} by {} {}\n", bold(g.style, row.session_uid),
+                           zone.minute(row.digested_at_ms), row.digester, row.version);
+  if (doc.is_object()) std::cout << digest_summary(doc.get_object(), g.style.width, "  ");
   return kExitOk;
 }
 
 // Every field from the session's own row (the host's), none from a digest: swapping
 // digesters never changes them.
 int cmd_env(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("env options");
-  auto vm = uid_command("env", args, opts);
-  Config config = load_config(g.config_file);
+  auto vm = parse_command("env", args);
+  Config config = load_configuration(g);
   const auto db_file = std::filesystem::absolute(store_file(g, config));
-  Store store(db_file, /*read_only=*/true);
-  auto session = find_session_or_report(store, option(vm, "uid"));
-  if (!session) return kExitNotFound;
+  Store store = open_store_for_reading(g, config);
+  const auto session = std::make_optional(required_session(store, vm, "env"));
   const int64_t tokens = session->usage.input_tokens + session->usage.output_tokens;
   const double share = session->tool_calls > 0 ? static_cast<double>(session->infra_tool_calls) /
                                                      static_cast<double>(session->tool_calls)
@@ -149,99 +124,6 @@ int cmd_env(const Globals& g, const std::vector<std::string>& args) {
             << fmt::format("export HELIX_TOKENS={}\n", tokens)
             << fmt::format("export HELIX_INFRA_OVERHEAD_SHARE={:.3f}\n", share)
             << fmt::format("export HELIX_STORE_DB={}\n", shell_quote(db_file.string()));
-  return kExitOk;
-}
-
-int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("usage options");
-  opts.add_options()("by", po::value<std::string>()->default_value("day"),
-                     "group by day, session, model, repo or flavor (--fleet: also month, host, "
-                     "member)")("since", po::value<std::string>(),
-                                "only days from DATE (YYYY-MM-DD)")(
-      "flavor", po::value<std::string>(), "only sessions of this flavor")("json", "JSON")(
-      "fleet", "the team's totals, from the fleet database");
-  auto vm = parse_command(args, opts);
-  const std::string by = vm["by"].as<std::string>();
-  std::string since;
-  if (vm.count("since")) {
-    try {
-      since = iso8601(parse_date(vm["since"].as<std::string>())).substr(0, 10);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
-  Config config = load_config(g.config_file);
-  std::vector<UsageLine> lines;
-  std::map<std::string, std::string> host_names;  // --fleet --by host: host id -> name
-  std::optional<Store> store;                     // the local store (not read with --fleet)
-  try {
-    if (vm.count("fleet")) {
-      for (auto& f : FleetReader(config.fleet).usage(by, since, option(vm, "flavor"))) {
-        if (by == "host") host_names[f.line.key] = f.host_name;
-        lines.push_back(std::move(f.line));
-      }
-    } else {
-      store.emplace(store_file(g, config), /*read_only=*/true);
-      lines = usage_report(*store, by, since, option(vm, "flavor"));
-    }
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  // The price notes are the local store's; fleet costs were computed on each host.
-  std::vector<UnpricedModel> unpriced;
-  boost::json::value prices = nullptr;
-  if (store) {
-    unpriced = unpriced_models(*store, since, option(vm, "flavor"));
-    const PriceBook book = effective_price_book(*store);
-    warn_if_costs_stale(*store, book);
-    warn_unpriced(unpriced);
-    prices = boost::json::value(book.source());
-  }
-  UsageLine total;
-  for (const auto& l : lines) total += l;
-  auto fields = [](const UsageLine& l) {
-    return boost::json::object{
-        {"input_tokens", l.input_tokens},
-        {"output_tokens", l.output_tokens},
-        {"cache_creation_tokens", l.cache_creation_tokens},
-        {"cache_read_tokens", l.cache_read_tokens},
-        {"reasoning_tokens", l.reasoning_tokens},
-        {"cost_usd", l.cost_usd},
-        {"agent_cost_usd",
-         l.agent_cost_usd ? boost::json::value(*l.agent_cost_usd) : boost::json::value(nullptr)},
-        {"unpriced_tokens", l.unpriced_tokens}};
-  };
-  if (vm.count("json")) {
-    boost::json::array rows;
-    for (const auto& l : lines) {
-      auto row = fields(l);
-      row[by] = l.key;
-      if (by == "host" && vm.count("fleet")) row["host_name"] = host_names[l.key];
-      rows.push_back(std::move(row));
-    }
-    std::cout << boost::json::serialize(
-                     boost::json::object{{"totals", fields(total)},
-                                         {"rows", std::move(rows)},
-                                         {"unpriced_models", unpriced_json(unpriced)},
-                                         {"prices", prices}})
-              << "\n";
-    return kExitOk;
-  }
-  const auto line = [](std::string_view key, const UsageLine& l) {
-    return fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10.2f} {:>10}\n", key,
-                       l.input_tokens, l.output_tokens, l.cache_creation_tokens,
-                       l.cache_read_tokens, l.reasoning_tokens, l.cost_usd,
-                       l.agent_cost_usd ? fmt::format("{:.2f}", *l.agent_cost_usd) : "-");
-  };
-  std::cout << fmt::format("{:<48} {:>12} {:>10} {:>12} {:>14} {:>10} {:>10} {:>10}\n", by, "INPUT",
-                           "OUTPUT", "CACHE WRITE", "CACHE READ", "REASONING", "COST USD",
-                           "AGENT USD");
-  for (const auto& l : lines) {
-    std::string key = l.key.empty() ? "(none)" : l.key;
-    if (by == "host" && vm.count("fleet")) key = fmt::format("{} ({})", host_names[l.key], l.key);
-    std::cout << line(key, l);
-  }
-  std::cout << line("total", total);
   return kExitOk;
 }
 

@@ -10,7 +10,9 @@
 #include <iostream>
 
 #include "cli/cmd_recall.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/json_output.hpp"
 #include "recall/html_transcript.hpp"
 #include "recall/session_json.hpp"
 #include "recall/session_view.hpp"
@@ -58,17 +60,17 @@ std::string render(Store& store, const SessionRow& s, const std::string& format)
       for (const auto& e : store.events(s.uid, true)) events.push_back(event_json(e, true));
       doc["events"] = std::move(events);
     }
-    return boost::json::serialize(doc) + "\n";
+    return to_json(doc) + "\n";
   }
   // jsonl: one record per line, each tagged, so that jq can select by "record".
   session["record"] = "session";
   session["evicted"] = evicted;
-  std::string out = boost::json::serialize(session) + "\n";
+  std::string out = to_json(session) + "\n";
   if (evicted) {
     for (auto& d : digests_json(stored_digests(store, s.uid))) {
       d.as_object()["record"] = "digest";
       d.as_object()["session_uid"] = s.uid;
-      out += boost::json::serialize(d) + "\n";
+      out += to_json(d) + "\n";
     }
     return out;
   }
@@ -76,7 +78,7 @@ std::string render(Store& store, const SessionRow& s, const std::string& format)
     boost::json::object o = event_json(e, true);
     o["record"] = "event";
     o["session_uid"] = s.uid;
-    out += boost::json::serialize(o) + "\n";
+    out += to_json(o) + "\n";
   }
   return out;
 }
@@ -125,23 +127,11 @@ void write_export(const std::string& path, const std::string& text, bool force) 
 }  // namespace
 
 int cmd_export(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("export options");
-  opts.add_options()("uid", po::value<std::string>(), "session uid")(
-      "format", po::value<std::string>()->default_value("md"), "md, html, json or jsonl")(
-      "out", po::value<std::string>(),
-      "write to FILE (a new file, 0600) instead of standard output")(
-      "force", "with --out: overwrite an existing file");
-  po::positional_options_description pos;
-  pos.add("uid", 1);
-  auto vm = parse_command(args, opts, pos);
+  auto vm = parse_command("export", args);
   const std::string format = vm["format"].as<std::string>();
-  if (format != "md" && format != "html" && format != "json" && format != "jsonl")
-    throw UsageError(fmt::format("--format must be md, html, json or jsonl, not '{}'", format));
-  const std::string uid = required_uid(vm, "export");
-  Config config = load_config(g.config_file);
-  Store store(store_file(g, config), /*read_only=*/true);
-  auto session = find_session_or_report(store, uid);
-  if (!session) return kExitNotFound;
+  Config config = load_configuration(g);
+  Store store = open_store_for_reading(g, config);
+  const auto session = std::make_optional(required_session(store, vm, "export"));
   const std::string text = render(store, *session, format);
   if (!vm.count("out")) {
     std::cout << text;

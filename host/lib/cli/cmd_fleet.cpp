@@ -1,7 +1,10 @@
 #include "cli/cmd_fleet.hpp"
 
 #include "base/text.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/json_output.hpp"
+#include "cli/table.hpp"
 #include "fleet/fleet_connection.hpp"
 #include "fleet/fleet_push.hpp"
 #include "fleet/fleet_reader.hpp"
@@ -12,12 +15,24 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
+#include <memory>
 
 namespace helix {
 namespace po = boost::program_options;
 
 namespace {
+
+// Connected and its schema checked; a configuration mistake (no [fleet], a bad team, a password
+// in clear) is the user's to fix: exit 2.
+std::unique_ptr<FleetReader> open_fleet(const Config& config) {
+  try {
+    return std::make_unique<FleetReader>(config.fleet);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
 
 boost::json::value text_or_null(const std::string& s) {
   return s.empty() ? boost::json::value(nullptr) : boost::json::value(s);
@@ -79,11 +94,7 @@ std::string stopped_message(const std::exception& e, const PushReport& progress)
       e.what(), progress.sessions);
 }
 
-int migrate_command(const Config& config, const std::vector<std::string>& args) {
-  po::options_description opts("fleet migrate options");
-  opts.add_options()("connection", po::value<std::string>(),
-                     "libpq connection string of an administrator (default: [fleet] connection)");
-  auto vm = parse_command(args, opts);
+int migrate_command(const Config& config, const po::variables_map& vm) {
   const std::string connection = vm.count("connection") ? vm["connection"].as<std::string>() : "";
   std::unique_ptr<pg::Connection> db;
   try {
@@ -105,14 +116,7 @@ int migrate_command(const Config& config, const std::vector<std::string>& args) 
   return kExitOk;
 }
 
-int grant_command(const std::vector<std::string>& args) {
-  po::options_description opts("fleet grant options");
-  opts.add_options()("team", po::value<std::string>(), "the team ([a-z0-9_], 1 to 40)")(
-      "member", po::value<std::vector<std::string>>()->composing(),
-      "a login that pushes and reads for the team (repeatable)")(
-      "admin", po::value<std::vector<std::string>>()->composing(),
-      "a login that reads and writes every team (repeatable)");
-  auto vm = parse_command(args, opts);
+int grant_command(const po::variables_map& vm) {
   auto list = [&](const char* name) {
     return vm.count(name) ? vm[name].as<std::vector<std::string>>() : std::vector<std::string>();
   };
@@ -130,17 +134,14 @@ int grant_command(const std::vector<std::string>& args) {
 }  // namespace
 
 int cmd_push(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("push options");
-  opts.add_options()("full", "offer every session again, not only those changed since the mark")(
-      "json", "the report as JSON")("quiet,q", "print only problems");
-  auto vm = parse_command(args, opts);
-  Config config = load_config(g.config_file);
+  auto vm = parse_command("push", args);
+  Config config = load_configuration(g);
   try {
     check_fleet_config(config.fleet, /*need_team=*/true);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  Store store(store_file(g, config), /*read_only=*/true);
+  Store store = open_store_for_reading(g, config);
   const bool live = ::isatty(STDERR_FILENO) && !vm.count("quiet") && !vm.count("json");
   PushReport progress;
   PushOptions options;
@@ -162,18 +163,26 @@ int cmd_push(const Globals& g, const std::vector<std::string>& args) {
   }
   if (live) std::cerr << "\n";
   if (vm.count("json"))
-    std::cout << boost::json::serialize(report_json(report)) << "\n";
+    std::cout << to_json(report_json(report)) << "\n";
   else if (!vm.count("quiet"))
     std::cout << report_line(report) << "\n";
   return kExitOk;
 }
 
 int cmd_fleet(const Globals& g, const std::vector<std::string>& args) {
-  if (args.empty()) throw UsageError("fleet needs a subcommand: migrate or grant");
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (args[0] == "grant") return grant_command(rest);
-  if (args[0] == "migrate") return migrate_command(load_config(g.config_file), rest);
-  throw UsageError(fmt::format("unknown fleet subcommand '{}' (migrate or grant)", args[0]));
+  auto vm = parse_command("fleet", args);
+  if (!vm.count("action"))
+    throw UsageError("fleet needs a subcommand: migrate or grant (helix-host fleet --help)");
+  const std::string action = vm["action"].as<std::string>();
+  // Each subcommand's options are its own: one given to the other is a mistake, not ignored.
+  const bool grant = action == "grant";
+  for (const char* name : grant ? std::vector<const char*>{"connection"}
+                                : std::vector<const char*>{"team", "member", "admin"})
+    if (vm.count(name))
+      throw UsageError(fmt::format("--{} is an option of 'fleet {}', not of 'fleet {}'", name,
+                                   grant ? "migrate" : "grant", action));
+  if (grant) return grant_command(vm);
+  return migrate_command(load_configuration(g), vm);
 }
 
 std::string push_step_line(const PushStep& step) {
@@ -182,45 +191,131 @@ std::string push_step_line(const PushStep& step) {
   return stopped_message(std::runtime_error(step.problem), step.report);
 }
 
-int fleet_sessions(const Config& config, const po::variables_map& vm, const SessionFilter& filter) {
-  FleetReader fleet(config.fleet);
-  const int64_t limit = vm.count("limit") ? vm["limit"].as<int64_t>() : 0;
-  std::size_t n = 0;
-  if (vm.count("json")) {
-    std::cout << '[';
-    fleet.for_each_session(filter, limit, [&](const FleetSession& s) {
-      if (n++ > 0) std::cout << ',';
-      std::cout << boost::json::serialize(fleet_session_json(s));
-    });
-    std::cout << "]\n";
+namespace {
+
+SessionFilter fleet_session_filter(const po::variables_map& vm, const TimeZone& zone) {
+  SessionFilter filter;
+  if (vm.count("flavor")) filter.flavor = vm["flavor"].as<std::string>();
+  filter.repo = repo_option(vm);
+  const TimeRange range = time_range(vm, zone);
+  filter.since_ms = range.since_ms;
+  filter.until_ms = range.until_ms;
+  if (vm.count("limit")) {
+    filter.limit = vm["limit"].as<int64_t>();
+    if (filter.limit < 1) throw UsageError("--limit must be at least 1");
+  }
+  filter.newest_first = true;  // as the local listing: --limit keeps the newest
+  return filter;
+}
+
+// One session of a JSON array (`lines` false: `written` says whether a comma goes first) or
+// of JSON lines.
+void write_session_json(const FleetSession& s, bool lines, std::size_t& written) {
+  if (!lines && written++ > 0) std::cout << ',';
+  std::cout << to_json(fleet_session_json(s)) << (lines ? "\n" : "");
+}
+
+void print_sessions_table(const Globals& g, const TimeZone& zone,
+                          const std::vector<FleetSession>& sessions, const std::string& team) {
+  start_pager(g.style);
+  Table table({{"SESSION"},
+               {"HOST", false, 8, 4},
+               {"MEMBER", false, 6, 5},
+               {"STARTED"},
+               {"REPO", false, 8, 3},
+               {"TOKENS", true, 0, 2},
+               {"COST", true, 0, 1},
+               {"TITLE", false, 16}});
+  for (const auto& f : sessions) {
+    const SessionRow& s = f.row;
+    const UsageTotals& u = s.usage;
+    table.add(
+        {s.uid, f.origin.host_name, f.origin.member,
+         s.started_at_ms ? zone.minute(s.started_at_ms) : "-", s.repo,
+         grouped(u.input_tokens + u.output_tokens + u.cache_creation_tokens + u.cache_read_tokens),
+         dollars(s.cost_usd.value_or(0)), s.title});
+  }
+  std::cout << table.render(g.style.width);
+  std::cout << counted(static_cast<int64_t>(sessions.size()), "session", "sessions") << " in team "
+            << team << "\n";
+}
+
+}  // namespace
+
+int fleet_sessions(const Globals& g, const Config& config, const po::variables_map& vm) {
+  reject_with_fleet(vm, {"tree"});
+  const TimeZone zone = TimeZone::from_option(g.timezone);
+  const SessionFilter filter = fleet_session_filter(vm, zone);
+  const auto fleet = open_fleet(config);
+  const bool json = vm.count("json") > 0, jsonl = vm.count("jsonl") > 0;
+  // JSON is written as read (flat memory for a large team) unless --reverse turns it over.
+  const bool stream = (json || jsonl) && !vm.count("reverse");
+  std::vector<FleetSession> sessions;
+  std::size_t written = 0;
+  if (json) std::cout << '[';
+  fleet->for_each_session(filter, [&](const FleetSession& s) {
+    if (stream)
+      write_session_json(s, jsonl, written);
+    else
+      sessions.push_back(s);
+  });
+  if (vm.count("reverse")) std::reverse(sessions.begin(), sessions.end());
+  if (!json && !jsonl) {
+    print_sessions_table(g, zone, sessions, config.fleet.team);
     return kExitOk;
   }
-  std::cout << fmt::format("{:<50} {:<16} {:<12} {:<20} {:>7} {:>10} {:>9}  {:<20} {}\n", "SESSION",
-                           "HOST", "MEMBER", "STARTED", "EVENTS", "INPUT", "OUTPUT", "REPO",
-                           "TITLE");
-  fleet.for_each_session(filter, limit, [&](const FleetSession& f) {
-    ++n;
-    const auto& s = f.row;
-    std::cout << fmt::format("{:<50} {:<16} {:<12} {:<20} {:>7} {:>10} {:>9}  {:<20} {}\n", s.uid,
-                             one_line(f.origin.host_name, 16), one_line(f.origin.member, 12),
-                             iso8601(s.started_at_ms).substr(0, 19), s.event_count,
-                             s.usage.input_tokens, s.usage.output_tokens, s.repo,
-                             one_line(s.title, 60));
-  });
-  std::cout << fmt::format("{} sessions in team {}\n", n, config.fleet.team);
+  for (const auto& s : sessions) write_session_json(s, jsonl, written);
+  if (json) std::cout << "]\n";
   return kExitOk;
 }
 
-int fleet_show(const Config& config, const std::string& uid, const std::string& host_id, bool json,
-               bool bodies) {
-  FleetReader fleet(config.fleet);
-  const auto copies = fleet.show(uid, host_id);
-  if (copies.empty()) {
-    std::cerr << fmt::format("helix-host: no session {} in team {}'s fleet{}\n", uid,
-                             config.fleet.team, host_id.empty() ? "" : " from host " + host_id);
-    return kExitNotFound;
+namespace {
+
+void print_fleet_copy(const Globals& g, const TimeZone& zone, const FleetSessionDetail& c,
+                      bool bodies) {
+  const auto& s = c.session.row;
+  auto when = [&](int64_t ms) { return ms > 0 ? zone.minute(ms) : std::string("-"); };
+  std::cout << bold(g.style, fmt::format("{}  {}", s.uid, s.title)) << "\n";
+  std::cout << fmt::format("  host {} ({})  member {}  pushed {}\n", c.session.origin.host_name,
+                           c.session.origin.host_id, c.session.origin.member,
+                           when(c.session.pushed_at_ms));
+  std::cout << fmt::format("  repo {}  cwd {}  branch {}  model {}  outcome {}\n", s.repo, s.cwd,
+                           s.git_branch, s.model, s.outcome);
+  std::cout << fmt::format("  {} -> {}  events {}  tokens in {} out {} cache read {} write {}\n",
+                           when(s.started_at_ms), when(s.ended_at_ms), grouped(s.event_count),
+                           grouped(s.usage.input_tokens), grouped(s.usage.output_tokens),
+                           grouped(s.usage.cache_read_tokens),
+                           grouped(s.usage.cache_creation_tokens));
+  for (const auto& d : c.digests)
+    std::cout << fmt::format("  digest by {} {}: {}\n", d.digester, d.version,
+                             one_line(d.json, 300));
+  if (c.events.empty())
+    std::cout << dim(g.style, "  (no events pushed: [fleet] events = false on its host)") << "\n";
+  for (const auto& e : c.events) {
+    const std::string line =
+        fmt::format("{:>5} {:<16} {:<18} {:<14} {}{}", e.seq, when(e.ts_ms), e.kind, e.tool,
+                    e.is_sidechain ? "[side] " : "", one_line(e.summary, 400));
+    std::cout << (g.style.width ? fit_width(line, g.style.width) : line) << "\n";
+    if (bodies && !e.text.empty()) std::cout << e.text << "\n";
   }
-  if (json) {  // one object per host that pushed the session
+}
+
+}  // namespace
+
+int fleet_show(const Globals& g, const Config& config, const po::variables_map& vm) {
+  reject_with_fleet(vm, {"all"});
+  if (!vm.count("id"))
+    throw UsageError("show --fleet needs a session uid, e.g. claude:b95b85fd-...");
+  const std::string uid = vm["id"].as<std::string>();
+  const std::string host_id = vm.count("host") ? vm["host"].as<std::string>() : "";
+  const auto fleet = open_fleet(config);
+  const auto copies = fleet->show(uid, host_id);
+  if (copies.empty())
+    throw NotFound(
+        fmt::format("no session {} in team {}'s fleet{} (the fleet knows sessions by "
+                    "their full uid: helix-host sessions --fleet lists them)",
+                    uid, config.fleet.team, host_id.empty() ? "" : " from host " + host_id));
+  if (vm.count("json")) {  // one object per host that pushed the session
     boost::json::array out;
     for (const auto& c : copies) {
       boost::json::array digests, events;
@@ -230,71 +325,90 @@ int fleet_show(const Config& config, const std::string& uid, const std::string& 
                            {"digested_at", text_or_null(iso8601(d.digested_at_ms))},
                            {"digest", boost::json::parse(d.json)}});
       for (const auto& e : c.events) events.push_back(fleet_event_json(e));
-      boost::json::object o{{"session", fleet_session_json(c.session)},
-                            {"digests", std::move(digests)},
-                            {"events", std::move(events)}};
-      out.push_back(std::move(o));
+      out.push_back({{"session", fleet_session_json(c.session)},
+                     {"digests", std::move(digests)},
+                     {"events", std::move(events)}});
     }
-    std::cout << boost::json::serialize(out) << "\n";
+    std::cout << to_json(out) << "\n";
     return kExitOk;
   }
-  for (const auto& c : copies) {
-    const auto& s = c.session.row;
-    std::cout << fmt::format("{}  {}\n  host {} ({})  member {}  pushed {}\n", s.uid, s.title,
-                             c.session.origin.host_name, c.session.origin.host_id,
-                             c.session.origin.member, iso8601(c.session.pushed_at_ms));
-    std::cout << fmt::format("  repo {}  cwd {}  branch {}  model {}  outcome {}\n", s.repo, s.cwd,
-                             s.git_branch, s.model, s.outcome);
-    std::cout << fmt::format("  {} -> {}  events {}  tokens in {} out {} cache read {} write {}\n",
-                             iso8601(s.started_at_ms), iso8601(s.ended_at_ms), s.event_count,
-                             s.usage.input_tokens, s.usage.output_tokens, s.usage.cache_read_tokens,
-                             s.usage.cache_creation_tokens);
-    for (const auto& d : c.digests)
-      std::cout << fmt::format("  digest by {} {}: {}\n", d.digester, d.version,
-                               one_line(d.json, 300));
-    if (c.events.empty()) std::cout << "  (no events pushed: [fleet] events = false on its host)\n";
-    for (const auto& e : c.events) {
-      std::cout << fmt::format("{:>5} {:<19} {:<18} {:<14} {}{}\n", e.seq,
-                               iso8601(e.ts_ms).substr(0, 19), e.kind, e.tool,
-                               e.is_sidechain ? "[side] " : "", e.summary);
-      if (bodies && !e.text.empty()) std::cout << e.text << "\n";
-    }
-  }
+  start_pager(g.style);
+  const TimeZone zone = TimeZone::from_option(g.timezone);
+  for (const auto& c : copies) print_fleet_copy(g, zone, c, vm.count("bodies") > 0);
   return kExitOk;
 }
 
-int fleet_search(const Config& config, const SearchQuery& query, bool json) {
-  FleetReader fleet(config.fleet);
-  const auto hits = fleet.search(query);
-  if (json) {
-    boost::json::array out;
-    for (const auto& f : hits) {
-      const auto& h = f.hit;
-      boost::json::object o{{"session_uid", h.session_uid},
-                            {"flavor", h.flavor},
-                            {"repo", text_or_null(h.repo)},
-                            {"title", text_or_null(h.title)},
-                            {"ts", text_or_null(iso8601(h.ts_ms))},
-                            {"kind", h.kind},
-                            {"tool", text_or_null(h.tool)},
-                            {"seq", h.seq >= 0 ? boost::json::value(h.seq) : nullptr},
-                            {"tier", h.kind == "digest" ? 2 : 1},
-                            {"rank", h.rank},
-                            {"snippet", h.snippet}};
-      add_origin(o, f.origin);
-      out.push_back(std::move(o));
-    }
-    std::cout << boost::json::serialize(out) << "\n";
-    return kExitOk;
-  }
+namespace {
+
+boost::json::object fleet_hit_json(const FleetHit& f) {
+  const auto& h = f.hit;
+  boost::json::object o{{"session_uid", h.session_uid},
+                        {"flavor", h.flavor},
+                        {"repo", text_or_null(h.repo)},
+                        {"title", text_or_null(h.title)},
+                        {"ts", text_or_null(iso8601(h.ts_ms))},
+                        {"kind", h.kind},
+                        {"tool", text_or_null(h.tool)},
+                        {"seq", h.seq >= 0 ? boost::json::value(h.seq) : nullptr},
+                        {"tier", h.kind == "digest" ? 2 : 1},
+                        {"rank", h.rank},
+                        {"snippet", h.snippet}};
+  add_origin(o, f.origin);
+  return o;
+}
+
+SearchQuery fleet_query(const Globals& g, const po::variables_map& vm, const std::string& text) {
+  SearchQuery q;
+  q.match = text;  // web-search syntax: PostgreSQL reads any text without a syntax error
+  if (vm.count("flavor")) q.flavor = vm["flavor"].as<std::string>();
+  q.repo = repo_option(vm);
+  if (vm.count("kind")) q.kind = vm["kind"].as<std::string>();
+  q.since_ms = time_range(vm, TimeZone::from_option(g.timezone)).since_ms;
+  q.limit = vm["limit"].as<int64_t>();
+  if (q.limit < 1) throw UsageError("--limit must be at least 1");
+  const bool marked = g.style.color && !vm.count("json") && !vm.count("jsonl");
+  q.mark_open = marked ? "\033[1;33m" : "";
+  q.mark_close = marked ? "\033[0m" : "";
+  return q;
+}
+
+void print_hits(const Globals& g, const std::vector<FleetHit>& hits, const std::string& team) {
+  start_pager(g.style);
+  const TimeZone zone = TimeZone::from_option(g.timezone);
+  auto print = [&](const std::string& line) {
+    std::cout << (g.style.width ? fit_width(line, g.style.width) : line) << "\n";
+  };
   for (const auto& f : hits) {
     const auto& h = f.hit;
-    std::cout << fmt::format(
-        "{}  {}  {}{}  {} ({}, {})\n", h.session_uid, iso8601(h.ts_ms).substr(0, 19), h.kind,
-        h.tool.empty() ? "" : " " + h.tool, h.title, f.origin.host_name, f.origin.member);
-    std::cout << fmt::format("    {}\n", one_line(h.snippet, 400));
+    const std::string where = h.kind == "digest" ? "digest"
+                                                 : fmt::format("#{} {}{}", h.seq, h.kind,
+                                                               h.tool.empty() ? "" : " " + h.tool);
+    print(bold(g.style, fmt::format("{}  {}  {}  {} ({}, {})", h.session_uid,
+                                    h.ts_ms > 0 ? zone.minute(h.ts_ms) : "-", where, h.title,
+                                    f.origin.host_name, f.origin.member)));
+    print(fmt::format("    {}", one_line(h.snippet, 400)));
   }
-  std::cout << fmt::format("{} hit{}\n", hits.size(), hits.size() == 1 ? "" : "s");
+  std::cout << counted(static_cast<int64_t>(hits.size()), "hit", "hits") << " in team " << team
+            << "\n";
+}
+
+}  // namespace
+
+int fleet_search(const Globals& g, const Config& config, const po::variables_map& vm,
+                 const std::string& text) {
+  reject_with_fleet(vm, {"until", "fts"});
+  const SearchQuery q = fleet_query(g, vm, text);
+  const auto fleet = open_fleet(config);
+  const auto hits = fleet->search(q);
+  if (vm.count("jsonl")) {
+    for (const auto& f : hits) std::cout << to_json(fleet_hit_json(f)) << "\n";
+  } else if (vm.count("json")) {
+    boost::json::array out;
+    for (const auto& f : hits) out.push_back(fleet_hit_json(f));
+    std::cout << to_json(out) << "\n";
+  } else {
+    print_hits(g, hits, config.fleet.team);
+  }
   return kExitOk;
 }
 

@@ -3,8 +3,10 @@
 #include "app/pipeline.hpp"
 #include "app/session_sources.hpp"
 #include "base/private_files.hpp"
+#include "base/suggest.hpp"
 #include "cli/cmd_fleet.hpp"
 #include "cli/cmd_retention.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "privacy/redactor.hpp"
 #include "store/store.hpp"
@@ -14,6 +16,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
 #include <cerrno>
@@ -217,26 +220,35 @@ pid_t detach() {
   return 0;
 }
 
+// A flavor no adapter reads is a mistyped hook: said on stderr before the agent moves on (the
+// first-party flavors are known without loading a plugin, so the usual hook stays fast).
+void check_flavor(const Globals& g, const Config& config, const std::string& flavor) {
+  std::vector<std::string> flavors = {"claude", "codex", "grok", "gemini"};
+  if (std::find(flavors.begin(), flavors.end(), flavor) != flavors.end()) return;
+  PluginRegistry registry;
+  load_plugins(registry, g, config);
+  for (const PluginInfo* p : registry.adapters()) {
+    if (p->adapter->flavor == flavor) return;
+    flavors.emplace_back(p->adapter->flavor);
+  }
+  throw UsageError(fmt::format("no adapter plugin reads flavor '{}'{}; the hook did nothing",
+                               flavor, did_you_mean(flavor, flavors)));
+}
+
 }  // namespace
 
 int cmd_hook(const Globals& g, const std::vector<std::string>& args) {
   std::optional<HookLog> log;
   try {
-    po::options_description opts("hook options");
-    opts.add_options()("flavor", po::value<std::string>(),
-                       "an adapter's flavor: claude, codex, ...")(
-        "event", po::value<std::string>(), "the event JSON (default: read from stdin)")(
-        "foreground", "ingest before returning, instead of in a detached process");
-    po::positional_options_description pos;
-    pos.add("flavor", 1).add("event", 1);
-    auto vm = parse_command(args, opts, pos);
+    auto vm = parse_command("hook", args);
     if (!vm.count("flavor"))
       throw UsageError("hook needs a flavor: that of an adapter plugin (claude, codex, grok, ...)");
     const std::string text = vm.count("event") ? vm["event"].as<std::string>() : read_stdin();
-    Config config = load_config(g.config_file);
+    Config config = load_configuration(g);
     const auto db_file = store_file(g, config);
     log.emplace(db_file.parent_path() / "hook.log", config.redaction);
     const boost::json::object object = event_object(text);
+    check_flavor(g, config, vm["flavor"].as<std::string>());
     const pid_t child = vm.count("foreground") ? -1 : detach();
     if (child > 0) return kExitOk;
     // The adapters say how to read the event: loaded in the detached child, not in the agent's

@@ -13,4 +13,7 @@ namespace helix {
 // returns 0: a hook must never fail or hold up the agent. Problems go to <store dir>/hook.log.
 int cmd_hook(const Globals& g, const std::vector<std::string>& args);
 
+// `hooks install|uninstall AGENT`: edits the agent's settings (cmd_hooks.cpp).
+int cmd_hooks(const Globals& g, const std::vector<std::string>& args);
+
 }  // namespace helix

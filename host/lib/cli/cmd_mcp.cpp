@@ -8,6 +8,7 @@
 #include "app/repository.hpp"
 #include "base/clock.hpp"
 #include "cli/cmd_recall.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
 #include "fleet/fleet_reader.hpp"
@@ -22,11 +23,8 @@ namespace helix {
 namespace po = boost::program_options;
 
 int cmd_mcp(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("mcp options");
-  opts.add_options()("all-repos", "answer about every repository, not only the agent's own")(
-      "fleet", "also answer from the team's fleet database ([fleet]): team_usage, team_search");
-  auto vm = parse_command(args, opts);
-  Config config = load_config(g.config_file);
+  auto vm = parse_command("mcp", args);
+  Config config = load_configuration(g);
   const auto db_file = store_file(g, config);
   if (!std::filesystem::exists(db_file))
     throw UsageError(fmt::format("no store at {}; run 'helix-host sweep' first", db_file.string()));

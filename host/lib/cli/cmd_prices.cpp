@@ -1,6 +1,7 @@
 #include "cli/cmd_prices.hpp"
 
 #include "base/clock.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "recall/session_json.hpp"
 #include "store/price_store.hpp"
@@ -42,7 +43,7 @@ struct StoreView {
 };
 
 int list_prices(const Globals& g, bool json) {
-  Config config = load_config(g.config_file);
+  Config config = load_configuration(g);
   const auto db_file = store_file(g, config);
   std::optional<PriceBook> book;
   StoreView view;
@@ -123,7 +124,7 @@ int import_file(const Globals& g, const std::string& path, bool forget) {
       std::cerr << "helix-host: " << e.what() << "; nothing was imported\n";
       return kExitDataError;
     }
-  Config config = load_config(g.config_file);
+  Config config = load_configuration(g);
   const auto db_file = store_file(g, config);
   SweepLock lock(db_file);
   if (!lock.acquired()) {
@@ -150,13 +151,7 @@ int import_file(const Globals& g, const std::string& path, bool forget) {
 }  // namespace
 
 int cmd_prices(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("prices options");
-  opts.add_options()("json", "the book as JSON")("action", po::value<std::string>(),
-                                                 "import or forget")(
-      "file", po::value<std::string>(), "a LiteLLM model_prices_and_context_window.json");
-  po::positional_options_description pos;
-  pos.add("action", 1).add("file", 1);
-  auto vm = parse_command(args, opts, pos);
+  auto vm = parse_command("prices", args);
   const std::string action = vm.count("action") ? vm["action"].as<std::string>() : "";
   if (action.empty()) return list_prices(g, vm.count("json") > 0);
   if (action == "import") {
@@ -169,7 +164,7 @@ int cmd_prices(const Globals& g, const std::vector<std::string>& args) {
     if (vm.count("file")) throw UsageError("prices forget takes no file");
     return import_file(g, "", /*forget=*/true);
   }
-  throw UsageError(fmt::format("prices takes import FILE or forget, not '{}'", action));
+  throw std::logic_error("parse_command checks the action");
 }
 
 }  // namespace helix

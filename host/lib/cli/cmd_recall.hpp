@@ -10,9 +10,6 @@
 
 namespace helix {
 
-// Exit code of `resume` when the session exists but cannot be resumed.
-inline constexpr int kExitCannotResume = 4;
-
 int cmd_search(const Globals& g, const std::vector<std::string>& args);
 int cmd_export(const Globals& g, const std::vector<std::string>& args);
 int cmd_resume(const Globals& g, const std::vector<std::string>& args);

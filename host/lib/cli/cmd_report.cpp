@@ -8,6 +8,7 @@
 
 #include "base/clock.hpp"
 #include "cli/cmd_recall.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
 #include "recall/html_page.hpp"
@@ -47,19 +48,13 @@ std::string session_page(Store& store, const ReportSession& r) {
 }  // namespace
 
 int cmd_report(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("report options");
-  opts.add_options()("html", "write the HTML dashboard (the only form for now)")(
-      "since", po::value<std::string>(), "first day (YYYY-MM-DD; default: 29 days before --until)")(
-      "until", po::value<std::string>(), "last day (YYYY-MM-DD; default: today, UTC)")(
-      "out", po::value<std::string>()->default_value("helix-report"),
-      "the folder to write index.html and sessions/*.html into");
-  auto vm = parse_command(args, opts);
+  auto vm = parse_command("report", args);
   if (!vm.count("html")) throw UsageError("report writes an HTML dashboard: add --html");
   const std::string until = day_option(vm, "until", iso8601(now_ms()).substr(0, 10));
   const std::string since = day_option(
       vm, "since", iso8601(parse_date(until) - (kDefaultDays - 1) * kDayMs).substr(0, 10));
   if (since > until) throw UsageError(fmt::format("--since {} is after --until {}", since, until));
-  Config config = load_config(g.config_file);
+  Config config = load_configuration(g);
   Store store(store_file(g, config), /*read_only=*/true);
   Dashboard d = gather_dashboard(store, since, until, primary_digester(config));
 

@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "cli/cmd_recall.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/json_output.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "recall/resume_command.hpp"
 #include "store/store.hpp"
@@ -43,22 +45,16 @@ std::optional<ResumeRecipe> resume_recipe(const PluginInfo& adapter) {
 }
 
 int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("resume options");
-  opts.add_options()("uid", po::value<std::string>(), "session uid")(
-      "json", "JSON object: possible, command, argv, cwd, reason");
-  po::positional_options_description pos;
-  pos.add("uid", 1);
-  auto vm = parse_command(args, opts, pos);
-  const std::string uid = required_uid(vm, "resume");
-  Config config = load_config(g.config_file);
-  Store store(store_file(g, config), /*read_only=*/true);
-  auto session = find_session_or_report(store, uid);
-  if (!session) return kExitNotFound;
+  auto vm = parse_command("resume", args);
+  Config config = load_configuration(g);
+  Store store = open_store_for_reading(g, config);
+  const auto session = std::make_optional(required_session(store, vm, "resume"));
+  const std::string& uid = session->uid;
   PluginRegistry registry;  // the adapter that read the session says how its agent resumes it
   load_plugins(registry, g, config);
   const ResumePlan plan = plan_resume(store, *session, recipes_of(registry));
   if (vm.count("json")) {
-    std::cout << boost::json::serialize(resume_json(uid, plan)) << "\n";
+    std::cout << to_json(resume_json(uid, plan)) << "\n";
   } else if (plan.possible) {
     std::cout << plan.shell_line() << "\n";
   } else {

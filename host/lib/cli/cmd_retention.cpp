@@ -1,7 +1,9 @@
 #include "cli/cmd_retention.hpp"
 
 #include "base/clock.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/json_output.hpp"
 
 #include "app/pipeline.hpp"
 #include "retention/retention.hpp"
@@ -10,11 +12,60 @@
 #include <fmt/format.h>
 #include <chrono>
 #include <iostream>
+#include <map>
 
 namespace helix {
 namespace po = boost::program_options;
 
 namespace {
+
+constexpr int64_t kQuietPeriodMs = 3600 * 1000;  // Retention's: a session being written stays
+
+// Why the plan keeps or drops one session's raw data: what --dry-run explains.
+struct Verdict {
+  enum Kind { dropped, active, not_analyzed, kept_under_budget };
+  std::string uid, reason;
+  int64_t bytes = 0;
+  Kind kind = kept_under_budget;
+  bool evicted() const { return kind == dropped; }
+};
+
+std::string pass_reason(const EvictionStep& s, const RetentionConfig& config) {
+  if (s.pass == "backstop")
+    return fmt::format("analyzed, and its raw copy is older than raw_max_age_days ({})",
+                       config.raw_max_age_days);
+  if (s.pass == "budget") return "analyzed, and tier 1 is above raw_soft_cap_bytes";
+  return "NOT ANALYZED: tier 1 is above raw_hard_cap_bytes (data loss)";
+}
+
+// Every session that still holds raw data, with the reason the plan drops or keeps it.
+std::vector<Verdict> verdicts(Store& store, const RetentionPlan& plan, const Config& config) {
+  std::map<std::string, const EvictionStep*> planned;
+  for (const auto& s : plan.steps) planned[s.session_uid] = &s;
+  std::vector<Verdict> out;
+  const int64_t now = now_ms();
+  for (bool analyzed : {true, false})
+    for (const auto& c : eviction_candidates(store, analyzed, INT64_MAX)) {
+      Verdict v{c.uid, "", c.bytes};
+      if (planned.count(c.uid)) {
+        v.kind = Verdict::dropped;
+        v.reason = pass_reason(*planned[c.uid], config.retention);
+      } else if (now - c.last_activity < kQuietPeriodMs) {
+        v.kind = Verdict::active;
+        v.reason = fmt::format("active {} min ago: a session written within the hour is kept",
+                               (now - c.last_activity) / 60000);
+      } else if (!analyzed) {
+        v.kind = Verdict::not_analyzed;
+        v.reason = "not analyzed yet: the next sweep digests it first";
+      } else {
+        v.reason = fmt::format(
+            "analyzed; tier 1 is within raw_soft_cap_bytes and the copy is younger than {} days",
+            config.retention.raw_max_age_days);
+      }
+      out.push_back(std::move(v));
+    }
+  return out;
+}
 
 boost::json::object plan_json(const RetentionPlan& plan, bool dry_run) {
   boost::json::array steps;
@@ -36,19 +87,31 @@ boost::json::object plan_json(const RetentionPlan& plan, bool dry_run) {
           {"steps", std::move(steps)}};
 }
 
-void print_plan(const RetentionPlan& plan, bool dry_run) {
+void print_plan(const RetentionPlan& plan, bool dry_run, const std::vector<Verdict>& why) {
   std::cout << fmt::format("{}: tier 1 {} (soft cap {}, hard cap {}), tier 2 {} (cap {})\n",
                            dry_run ? "evict --dry-run" : "evict", human_bytes(plan.tier1_bytes),
                            human_bytes(plan.soft_cap), human_bytes(plan.hard_cap),
                            human_bytes(plan.tier2_bytes), human_bytes(plan.distilled_cap));
-  for (const auto& s : plan.steps)
-    std::cout << fmt::format("  {:<9} {:>10}  {}{}\n", s.pass, human_bytes(s.bytes), s.session_uid,
-                             s.analyzed ? "" : "  (NOT ANALYZED: data loss)");
+  if (why.empty())
+    for (const auto& s : plan.steps)
+      std::cout << fmt::format("  {:<9} {:>10}  {}{}\n", s.pass, human_bytes(s.bytes),
+                               s.session_uid, s.analyzed ? "" : "  (NOT ANALYZED: data loss)");
+  for (const auto& v : why)
+    std::cout << fmt::format("  {:<5} {:>10}  {}\n        {}\n", v.evicted() ? "drop" : "keep",
+                             human_bytes(v.bytes), v.uid, v.reason);
   std::cout << fmt::format("  {} sessions, {} {}\n", plan.steps.size(),
                            human_bytes(plan.planned_bytes()), dry_run ? "would be freed" : "freed");
-  if (plan.over_hard_cap_after)
-    std::cout << "  still above raw_hard_cap_bytes: the rest is being written now or cannot be "
-                 "evicted\n";
+  if (plan.over_hard_cap_after) {
+    std::size_t active = 0, unanalyzed = 0;
+    for (const auto& v : why) {
+      active += v.kind == Verdict::active;
+      unanalyzed += v.kind == Verdict::not_analyzed;
+    }
+    std::cout << fmt::format(
+        "  still above raw_hard_cap_bytes after it: {} sessions active within the hour and {} "
+        "not analyzed yet are kept{}\n",
+        active, unanalyzed, dry_run ? " (a real evict digests those first)" : "");
+  }
   if (plan.tier2_over_cap)
     std::cout << "  tier 2 is above distilled_cap_bytes: review the digests (they are never "
                  "dropped automatically)\n";
@@ -61,11 +124,9 @@ void report_losses(const RetentionPlan& plan) {
 }
 
 int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("evict options");
-  opts.add_options()("dry-run", "print the plan, change nothing")("json", "the plan as JSON");
-  auto vm = parse_command(args, opts);
+  auto vm = parse_command("evict", args);
   const bool dry_run = vm.count("dry-run") > 0;
-  Config config = load_config(g.config_file);
+  Config config = load_configuration(g);
   Store store(store_file(g, config), /*read_only=*/dry_run);
   RetentionPlan plan;
   if (dry_run) {
@@ -76,10 +137,21 @@ int cmd_evict(const Globals& g, const std::vector<std::string>& args) {
     plan = Pipeline(store, registry, config).evict_now();
     report_losses(plan);
   }
-  if (vm.count("json"))
-    std::cout << boost::json::serialize(plan_json(plan, dry_run)) << "\n";
-  else
-    print_plan(plan, dry_run);
+  const auto why = dry_run ? verdicts(store, plan, config) : std::vector<Verdict>{};
+  if (vm.count("json")) {
+    auto out = plan_json(plan, dry_run);
+    if (dry_run) {
+      boost::json::array sessions;
+      for (const auto& v : why)
+        sessions.push_back({{"session_uid", v.uid},
+                            {"bytes", v.bytes},
+                            {"evicted", v.evicted()},
+                            {"reason", v.reason}});
+      out["sessions"] = std::move(sessions);
+    }
+    std::cout << to_json(out) << "\n";
+  } else
+    print_plan(plan, dry_run, why);
   return kExitOk;
 }
 

@@ -1,87 +1,172 @@
-// helix-host search: ranked full-text hits over Tier 1 events and Tier 2 digests.
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <iostream>
-
+// helix-host search: plain words and phrases (or FTS5 syntax with --fts) over Tier 1 event
+// texts and Tier 2 digests; hits grouped per session, best session first.
+#include "base/suggest.hpp"
 #include "base/text.hpp"
 #include "cli/cmd_fleet.hpp"
 #include "cli/cmd_recall.hpp"
+#include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/json_output.hpp"
+#include "cli/table.hpp"
 #include "recall/session_json.hpp"
 #include "store/search_query.hpp"
 #include "store/store.hpp"
 
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+
 namespace helix {
 namespace po = boost::program_options;
+namespace {
+
+constexpr std::size_t kHitsShownPerSession = 3;
+constexpr int64_t kHitsReadPerSession = 10;  // hits read for each session asked for
+
+struct SessionHits {
+  std::string uid;
+  std::vector<SearchHit> hits;  // best first
+};
+
+std::vector<SessionHits> by_session(const std::vector<SearchHit>& hits, std::size_t sessions) {
+  std::vector<SessionHits> out;
+  std::map<std::string, std::size_t> index;
+  for (const auto& h : hits) {
+    auto [it, added] = index.emplace(h.session_uid, out.size());
+    if (added) {
+      if (out.size() == sessions) continue;
+      out.push_back({h.session_uid, {}});
+    }
+    if (it->second < out.size()) out[it->second].hits.push_back(h);
+  }
+  return out;
+}
+
+boost::json::value text_or_null(const std::string& s) {
+  return s.empty() ? boost::json::value(nullptr) : boost::json::value(s);
+}
+
+boost::json::object hit_json(const SearchHit& h) {
+  return {{"session_uid", h.session_uid},
+          {"ts", h.ts_ms > 0 ? boost::json::value(iso8601(h.ts_ms)) : boost::json::value(nullptr)},
+          {"kind", h.kind},
+          {"tool", text_or_null(h.tool)},
+          {"seq", h.seq >= 0 ? boost::json::value(h.seq) : boost::json::value(nullptr)},
+          {"tier", h.kind == "digest" ? 2 : 1},
+          {"rank", h.rank},
+          {"snippet", h.snippet}};
+}
+
+boost::json::object session_hits_json(Store& store, const SessionHits& s) {
+  const auto session = store.session(s.uid);
+  boost::json::array hits;
+  for (const auto& h : s.hits) hits.push_back(hit_json(h));
+  const SearchHit& best = s.hits.front();
+  return {{"session_uid", s.uid},
+          {"flavor", best.flavor},
+          {"repo", text_or_null(best.repo)},
+          {"title", text_or_null(best.title)},
+          {"started_at", session && session->started_at_ms > 0
+                             ? boost::json::value(iso8601(session->started_at_ms))
+                             : boost::json::value(nullptr)},
+          {"hit_count", static_cast<int64_t>(s.hits.size())},
+          {"hits", std::move(hits)}};
+}
+
+// The words of the query as one text; a UsageError without any.
+std::string query_text(const po::variables_map& vm) {
+  if (!vm.count("query"))
+    throw UsageError("search needs words to find, e.g. helix-host search auth-bug README.md");
+  std::string text;
+  for (const auto& word : vm["query"].as<std::vector<std::string>>())
+    text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+}  // namespace
 
 int cmd_search(const Globals& g, const std::vector<std::string>& args) {
-  po::options_description opts("search options");
-  opts.add_options()("query", po::value<std::vector<std::string>>(), "FTS5 query")(
-      "json", "JSON array of hits")("flavor", po::value<std::string>(), "only this flavor")(
-      "repo", po::value<std::string>(), "only this repository")(
-      "since", po::value<std::string>(), "only hits at or after DATE (YYYY-MM-DD)")(
-      "kind", po::value<std::string>(), "only events of this kind ('digest': Tier 2 only)")(
-      "limit", po::value<int64_t>()->default_value(20), "at most N hits")(
-      "fleet", "search the team's pushed texts in the fleet database (web-search syntax)");
-  po::positional_options_description pos;
-  pos.add("query", -1);
-  auto vm = parse_command(args, opts, pos);
-  if (!vm.count("query"))
-    throw UsageError("search needs a query, e.g. helix-host search '\"exact phrase\" OR pref*'");
-  SearchQuery q;
-  for (const auto& word : vm["query"].as<std::vector<std::string>>())
-    q.match += (q.match.empty() ? "" : " ") + word;
-  if (vm.count("flavor")) q.flavor = vm["flavor"].as<std::string>();
-  if (vm.count("repo")) q.repo = vm["repo"].as<std::string>();
+  auto vm = parse_command("search", args);
+  const std::string text = query_text(vm);
+  const bool fts = vm.count("fts") > 0;
+  SearchQuery q = fts ? SearchQuery{} : plain_search(text);
+  if (fts) q.match = text;
+  if (q.match.empty() && q.substrings.empty()) throw UsageError("search needs words to find");
+  Config config = load_configuration(g);
+  if (vm.count("fleet")) return fleet_search(g, config, vm, text);
+  Store store = open_store_for_reading(g, config);
+  const TimeZone zone = TimeZone::from_option(g.timezone);
+  q.flavor = checked_flavor(store, vm);
+  q.repo = checked_repo(store, vm);
   if (vm.count("kind")) q.kind = vm["kind"].as<std::string>();
-  q.limit = vm["limit"].as<int64_t>();
-  if (q.limit < 1) throw UsageError("--limit must be at least 1");
-  if (vm.count("since")) {
-    try {
-      q.since_ms = parse_date(vm["since"].as<std::string>());
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
-  const bool json = vm.count("json") > 0;
-  if (!json && ::isatty(STDOUT_FILENO)) q.mark_open = "\033[1m", q.mark_close = "\033[0m";
-  Config config = load_config(g.config_file);
-  if (vm.count("fleet")) return fleet_search(config, q, json);
-  Store store(store_file(g, config), /*read_only=*/true);
+  const TimeRange range = time_range(vm, zone);
+  q.since_ms = range.since_ms;
+  q.until_ms = range.until_ms;
+  const int64_t sessions = vm["limit"].as<int64_t>();
+  if (sessions < 1) throw UsageError("--limit must be at least 1");
+  q.limit = sessions * kHitsReadPerSession;
+  const bool json = vm.count("json") || vm.count("jsonl");
+  q.mark_open = json ? "" : g.style.color ? "\033[1;33m" : "";
+  q.mark_close = json ? "" : g.style.color ? "\033[0m" : "";
   std::vector<SearchHit> hits;
   try {
     hits = search(store, q);
   } catch (const SearchSyntaxError& e) {
     throw UsageError(fmt::format(
-        "cannot read the search query '{}': {}. Words match words, \"a phrase\" matches in order, "
-        "pref* matches a prefix, AND/OR/NOT combine; put text with punctuation in double quotes",
-        q.match, e.what()));
+        "cannot read the FTS5 query '{}': {}. Without --fts, words and \"phrases\" are searched "
+        "as they are",
+        text, e.what()));
+  }
+  const auto groups = by_session(hits, static_cast<std::size_t>(sessions));
+  if (vm.count("jsonl")) {
+    for (const auto& s : groups)
+      for (const auto& h : s.hits) {
+        auto o = hit_json(h);
+        o["title"] = text_or_null(h.title);
+        o["repo"] = text_or_null(h.repo);
+        o["flavor"] = h.flavor;
+        std::cout << to_json(o) << "\n";
+      }
+    return kExitOk;
   }
   if (json) {
     boost::json::array out;
-    for (const auto& h : hits)
-      out.push_back(
-          {{"session_uid", h.session_uid},
-           {"flavor", h.flavor},
-           {"repo", h.repo.empty() ? boost::json::value(nullptr) : boost::json::value(h.repo)},
-           {"title", h.title.empty() ? boost::json::value(nullptr) : boost::json::value(h.title)},
-           {"ts", h.ts_ms > 0 ? boost::json::value(iso8601(h.ts_ms)) : boost::json::value(nullptr)},
-           {"kind", h.kind},
-           {"tool", h.tool.empty() ? boost::json::value(nullptr) : boost::json::value(h.tool)},
-           {"seq", h.seq >= 0 ? boost::json::value(h.seq) : boost::json::value(nullptr)},
-           {"tier", h.kind == "digest" ? 2 : 1},
-           {"rank", h.rank},
-           {"snippet", h.snippet}});
-    std::cout << boost::json::serialize(out) << "\n";
+    for (const auto& s : groups) out.push_back(session_hits_json(store, s));
+    std::cout << to_json(out) << "\n";
     return kExitOk;
   }
-  for (const auto& h : hits) {
-    std::cout << fmt::format("{}  {}  {}{}  {}\n", h.session_uid, iso8601(h.ts_ms).substr(0, 19),
-                             h.kind, h.tool.empty() ? "" : " " + h.tool, h.title);
-    std::cout << fmt::format("    {}\n", one_line(h.snippet, 400));
+  start_pager(g.style);
+  const ShortIds short_id(store);
+  const std::size_t width = g.style.width;
+  auto print = [&](const std::string& line) {
+    std::cout << (width ? fit_width(line, width) : line) << "\n";
+  };
+  for (const auto& s : groups) {
+    const auto session = store.session(s.uid);
+    const SearchHit& best = s.hits.front();
+    std::string head =
+        fmt::format("{}  {}  {}  {}", short_id(s.uid),
+                    session && session->started_at_ms ? zone.minute(session->started_at_ms) : "-",
+                    best.repo.empty() ? "-" : best.repo, best.title);
+    print(bold(g.style, head));
+    for (std::size_t i = 0; i < s.hits.size() && i < kHitsShownPerSession; ++i) {
+      const auto& h = s.hits[i];
+      const std::string where =
+          h.kind == "digest"
+              ? "digest"
+              : fmt::format("#{} {}{}", h.seq, h.kind, h.tool.empty() ? "" : " " + h.tool);
+      // fit_width drops control characters: the snippet is cut first, then marked.
+      std::string snippet = one_line(h.snippet, 400);
+      print(fmt::format("    {}  {}", where, snippet));
+    }
+    if (s.hits.size() > kHitsShownPerSession)
+      std::cout << dim(g.style, fmt::format("    … {} more in this session",
+                                            grouped(static_cast<int64_t>(s.hits.size() -
+                                                                         kHitsShownPerSession))))
+                << "\n";
   }
-  std::cout << fmt::format("{} hit{}\n", hits.size(), hits.size() == 1 ? "" : "s");
+  std::cout << counted(static_cast<int64_t>(groups.size()), "session", "sessions") << " found\n";
   return kExitOk;
 }
 

@@ -1,12 +1,15 @@
-// helix-host's exit codes (documented in docs/operations.md).
+// helix-host's exit codes: one table for every command (docs/operations.md), sysexits.h values
+// where one fits.
 #pragma once
 
 namespace helix {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitNotFound = 1;  // the asked-for session or digest does not exist
-inline constexpr int kExitUsage = 2;     // bad command line or configuration
-inline constexpr int kExitFailure = 3;   // a fatal runtime error (store, I/O)
+inline constexpr int kExitNotFound = 1;      // the session, digest or store asked for is not there
+inline constexpr int kExitUsage = 2;         // a bad command line (the message says what)
+inline constexpr int kExitConfig = 2;        // a bad configuration file (file, line and what)
+inline constexpr int kExitFailure = 3;       // a fatal runtime error (store, I/O)
+inline constexpr int kExitCannotResume = 4;  // resume: the agent cannot resume this session
 // `sweep`: a plugin crashed, hung or ran out of memory on some sources, which are quarantined;
 // everything else was stored and is reported.
 inline constexpr int kExitQuarantined = 5;

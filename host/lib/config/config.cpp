@@ -1,6 +1,7 @@
 #include "config/config.hpp"
 
 #include "base/ownership.hpp"
+#include "base/suggest.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -31,17 +32,18 @@ std::string xdg_dir(const char* var, const char* home_relative) {
 }
 
 [[noreturn]] void bad(const Config& c, const toml::node& node, const std::string& what) {
-  throw std::runtime_error(
-      fmt::format("{}:{}: {}", c.file.string(), node.source().begin.line, what));
+  throw ConfigError(fmt::format("{}:{}: {}", c.file.string(), node.source().begin.line, what));
 }
 
 void reject_unknown(const Config& c, const toml::table& table, const std::string& section,
                     const std::set<std::string>& known) {
+  const std::vector<std::string> names(known.begin(), known.end());
   for (const auto& [key, node] : table)
     if (!known.count(std::string(key.str())))
       bad(c, node,
-          fmt::format("unknown setting '{}{}'{}", section.empty() ? "" : section + ".", key.str(),
-                      " (see docs/operations.md for the settings)"));
+          fmt::format("unknown setting '{}{}'{} (see docs/operations.md for the settings)",
+                      section.empty() ? "" : section + ".", key.str(),
+                      did_you_mean(key.str(), names)));
 }
 
 std::string text(const Config& c, const toml::node& node, const std::string& key) {
@@ -431,24 +433,33 @@ int64_t parse_size(std::string_view text) {
 Config load_config(const std::string& explicit_file) {
   Config c;
   c.store_dir = xdg_dir("XDG_DATA_HOME", ".local/share") + "/helix";
-  c.plugin_dirs = {(executable_dir().parent_path() / "lib" / "helix" / "plugins").string()};
+  // Installed beside the host whatever the libdir: <bindir>/../<libdir>/helix/plugins.
+  c.plugin_dirs = {(executable_dir() / HELIX_PLUGINS_FROM_BINDIR).lexically_normal().string()};
   std::filesystem::path file = explicit_file;
   if (file.empty()) {
-    auto candidate =
-        std::filesystem::path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "helix" / "config.toml";
+    auto candidate = default_config_file();
     std::error_code ec;
     if (std::filesystem::exists(candidate, ec)) file = candidate;
   }
   if (file.empty()) return c;
   c.file = file;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw ConfigError(fmt::format(
+        "the configuration file {} {}", file.string(),
+        std::filesystem::exists(file, ec) ? "is not a regular file" : "does not exist"));
   try {
     const std::string text = read_trusted_file(file);
     apply(c, toml::parse(text, file.string()));
   } catch (const toml::parse_error& e) {
-    throw std::runtime_error(
+    throw ConfigError(
         fmt::format("{}:{}: {}", file.string(), e.source().begin.line, e.description()));
   }
   return c;
+}
+
+std::filesystem::path default_config_file() {
+  return std::filesystem::path(xdg_dir("XDG_CONFIG_HOME", ".config")) / "helix" / "config.toml";
 }
 
 std::string to_toml(const Config& c) {
@@ -512,7 +523,9 @@ std::string to_toml(const Config& c) {
                                      {"batch_sessions", f.batch_sessions}});
   }
   std::ostringstream out;
-  out << "# effective configuration (" << (c.file.empty() ? "built-in defaults" : c.file.string())
+  out << "# effective configuration ("
+      << (c.file.empty() ? "built-in defaults: no " + default_config_file().string()
+                         : c.file.string())
       << ")\n"
       << root << "\n";
   for (const auto& [name, json] : c.adapter_settings)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,18 @@ struct Config {
   std::vector<std::string> mcp_repos;
 };
 
+// A configuration that cannot be used: what() names the file, the line and what is wrong.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Reads `explicit_file` (which must exist) or, when empty, $XDG_CONFIG_HOME/helix/config.toml
-// if it exists; otherwise returns the defaults. Throws std::runtime_error with the file, the
-// line and what is wrong for unreadable files, unknown keys and bad values.
+// if it exists; otherwise returns the defaults. Throws ConfigError with the file, the line and
+// what is wrong for a missing or unreadable file, unknown keys and bad values.
 Config load_config(const std::string& explicit_file);
+
+// $XDG_CONFIG_HOME/helix/config.toml (~/.config/helix/config.toml): read when it exists.
+std::filesystem::path default_config_file();
 
 // The effective configuration as TOML (what `helix-host config` prints).
 std::string to_toml(const Config& config);

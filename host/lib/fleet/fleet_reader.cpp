@@ -153,19 +153,24 @@ std::vector<FleetUsageLine> FleetReader::usage(const std::string& by, const std:
   return out;
 }
 
-void FleetReader::for_each_session(const SessionFilter& filter, int64_t limit,
+void FleetReader::for_each_session(const SessionFilter& filter,
                                    const std::function<void(const FleetSession&)>& visit) {
+  // As local listing: --since is activity, --until the start; the newest first when asked, so
+  // that a limit keeps the newest.
   const std::string sql = fmt::format(
       R"sql(SELECT {0} FROM {1}
       WHERE s.team = $1 AND ($2 = '' OR s.flavor = $2) AND ($3 = '' OR s.repo = $3)
         AND ($4::bigint = 0 OR coalesce(s.ended_at, s.started_at) >= {2})
-      ORDER BY s.started_at NULLS FIRST, s.session_uid, s.host_id
-      {3})sql",
-      session_columns(), kSessionJoin, at("$4"), limit > 0 ? "LIMIT $5" : "");
+        AND ($5::bigint = {3} OR s.started_at <= {4})
+      ORDER BY s.started_at {5}, s.session_uid, s.host_id
+      {6})sql",
+      session_columns(), kSessionJoin, at("$4"), INT64_MAX, at("$5"),
+      filter.newest_first ? "DESC NULLS LAST" : "NULLS FIRST", filter.limit >= 0 ? "LIMIT $6" : "");
   std::vector<pg::Param> params = {config_.team, filter.flavor, filter.repo,
-                                   std::to_string(filter.since_ms)};
-  const std::string limit_text = std::to_string(limit);
-  if (limit > 0) params.push_back(limit_text);
+                                   std::to_string(filter.since_ms),
+                                   std::to_string(filter.until_ms)};
+  const std::string limit_text = std::to_string(filter.limit);
+  if (filter.limit >= 0) params.push_back(limit_text);
   db_->query_each(sql, params, [&](const pg::Result& row) { visit(read_session(row, 0)); });
 }
 

@@ -61,9 +61,9 @@ class FleetReader {
   std::vector<FleetUsageLine> usage(const std::string& by, const std::string& since_day,
                                     const std::string& flavor, const std::string& repo = "");
 
-  // Pushed sessions as `filter` selects them, in start order, at most `limit` (0 = all),
+  // Pushed sessions as `filter` selects them (its flavor, repo, times, order and limit),
   // streamed one at a time.
-  void for_each_session(const SessionFilter& filter, int64_t limit,
+  void for_each_session(const SessionFilter& filter,
                         const std::function<void(const FleetSession&)>& visit);
 
   // Best first: events' texts (of the kinds local search indexes) and the digests of sessions

@@ -201,35 +201,15 @@ double cost_of(const std::map<std::string, double>& costs, const std::string& ui
   return it == costs.end() ? 0.0 : it->second;
 }
 
-// Plain words, each quoted, all required: punctuation (hello.txt, a-b) is text, never syntax.
-std::string plain_words_query(const std::string& query) {
-  std::string out, word;
-  auto flush = [&] {
-    if (word.empty()) return;
-    std::string quoted;
-    for (char ch : word) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    out += (out.empty() ? "" : " ") + ("\"" + quoted + "\"");
-    word.clear();
-  };
-  for (char ch : query) {
-    if (std::isspace(static_cast<unsigned char>(ch)))
-      flush();
-    else
-      word += ch;
-  }
-  flush();
-  return out;
-}
-
 // ---- the tools ----
 
 json::object search_sessions(const ToolContext& c, const Arguments& a) {
   const auto repos = repos_to_search(c.scope, a);
-  const std::string match = plain_words_query(a.string("query"));
-  if (match.empty()) throw ToolError("the query has no words to search for");
+  // Plain words as the command line takes them: punctuation is text, never syntax.
+  SearchQuery q = plain_search(a.string("query"));
+  if (q.match.empty() && q.substrings.empty())
+    throw ToolError("the query has no words to search for");
   const int64_t limit = a.integer("limit"), until = date_ms(a, "until", true);
-  SearchQuery q;
-  q.match = match;
   q.flavor = a.string("flavor");
   q.since_ms = date_ms(a, "since", false);
   q.limit = std::min<int64_t>(limit * 20, 1000);

@@ -17,7 +17,7 @@ struct UsageTotals {
 struct SessionRow {
   std::string uid, flavor, native_id, parent_uid, repo, domain, cwd, git_branch, model, title,
       agent_version, outcome, task_ref, source_path;
-  std::string forked_from;                     // the session this one was forked from (schema 13)
+  std::string forked_from;                     // the session this one was forked from (schema 14)
   int64_t started_at_ms = 0, ended_at_ms = 0;  // 0 = unknown
   int64_t discovered_at_ms = 0, ingested_at_ms = 0, analyzed_at_ms = 0, evicted_at_ms = 0;
   int64_t schema_version = 0, event_count = 0, turns = 0, retries = 0, source_bytes = 0;
@@ -57,7 +57,10 @@ struct EventFilter {
 
 struct SessionFilter {
   std::string flavor, repo;
-  int64_t since_ms = 0;  // sessions active at or after this time
+  int64_t since_ms = 0;          // sessions active at or after this time
+  int64_t until_ms = INT64_MAX;  // sessions started at or before this time
+  bool newest_first = false;     // by start time; else oldest first
+  int64_t limit = -1;            // at most this many sessions; -1 = all
 };
 
 // A usage row (one model call, the cost ledger: never evicted), as a digester receives it.

@@ -538,7 +538,7 @@ struct UsageKey {
 
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
-                                    UsageSource source) {
+                                    UsageSource source, const std::string& until_day) {
   static const std::map<std::string, UsageKey> kKeys = {{"day", {"d.day", "day"}},
                                                         {"session", {"d.session_uid", ""}},
                                                         {"model", {"d.model", "model"}},
@@ -561,15 +561,17 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
     SELECT {0}, SUM(input_tokens), SUM(output_tokens), SUM(cache_creation_tokens),
       SUM(cache_read_tokens), SUM(reasoning_tokens), SUM(calls), TOTAL(cost_usd), {1}
     FROM usage_rollup
-    WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
+    WHERE day >= ?1 AND (?3 = '' OR day <= ?3) AND (?2 = '' OR flavor = ?2)
+    GROUP BY 1 ORDER BY 1)sql",
                                                  key->second.rollup, extra)
                                    : fmt::format(R"sql(
     SELECT {0}, SUM(d.input_tokens), SUM(d.output_tokens), SUM(d.cache_creation_tokens),
       SUM(d.cache_read_tokens), SUM(d.reasoning_tokens), SUM(d.calls), TOTAL(d.cost_usd), {1}
     FROM usage_days d JOIN sessions s ON s.uid = d.session_uid
-    WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) GROUP BY 1 ORDER BY 1)sql",
+    WHERE d.day >= ?1 AND (?3 = '' OR d.day <= ?3) AND (?2 = '' OR s.flavor = ?2)
+    GROUP BY 1 ORDER BY 1)sql",
                                                  key->second.joined, extra));
-  st.bind(1, since_day).bind(2, flavor);
+  st.bind(1, since_day).bind(2, flavor).bind(3, until_day);
   std::vector<UsageLine> out;
   while (st.step()) {
     UsageLine l;
@@ -589,20 +591,23 @@ std::vector<UsageLine> usage_report(Store& store, const std::string& by,
 }
 
 std::vector<UnpricedModel> unpriced_models(Store& store, const std::string& since_day,
-                                           const std::string& flavor) {
+                                           const std::string& flavor,
+                                           const std::string& until_day) {
   require_tier2(store);
   auto& db = store.database();
   if (!host_costs(db)) return {};
   auto st = db.prepare(rollup_current(db) ? R"sql(
     SELECT model, SUM(unpriced_tokens) FROM usage_rollup
-    WHERE day >= ?1 AND (?2 = '' OR flavor = ?2) AND unpriced_tokens > 0
+    WHERE day >= ?1 AND (?3 = '' OR day <= ?3) AND (?2 = '' OR flavor = ?2)
+      AND unpriced_tokens > 0
     GROUP BY 1 ORDER BY 2 DESC, 1)sql"
                                           : R"sql(
     SELECT d.model, SUM(d.unpriced_tokens) FROM usage_days d
     JOIN sessions s ON s.uid = d.session_uid
-    WHERE d.day >= ?1 AND (?2 = '' OR s.flavor = ?2) AND d.unpriced_tokens > 0
+    WHERE d.day >= ?1 AND (?3 = '' OR d.day <= ?3) AND (?2 = '' OR s.flavor = ?2)
+      AND d.unpriced_tokens > 0
     GROUP BY 1 ORDER BY 2 DESC, 1)sql");
-  st.bind(1, since_day).bind(2, flavor);
+  st.bind(1, since_day).bind(2, flavor).bind(3, until_day);
   std::vector<UnpricedModel> out;
   while (st.step()) out.push_back({st.text(0), st.integer(1)});
   return out;

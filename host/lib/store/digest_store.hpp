@@ -148,7 +148,8 @@ void refresh_usage_rollup(Store& store);
 enum class UsageSource { rollup_when_current, usage_days };
 
 // Token and cost totals of usage_days grouped by `by` (day, session, model, repo, flavor),
-// for days from `since_day` (YYYY-MM-DD, "" = all) and sessions of `flavor` ("" = all).
+// for days from `since_day` to `until_day` (YYYY-MM-DD, inclusive, "" = open) and sessions of
+// `flavor` ("" = all).
 // Token sums are the same from either source; a cost may differ in floating-point rounding.
 struct UsageLine {
   std::string key;
@@ -173,7 +174,8 @@ struct UsageLine {
 };
 std::vector<UsageLine> usage_report(Store& store, const std::string& by,
                                     const std::string& since_day, const std::string& flavor,
-                                    UsageSource source = UsageSource::rollup_when_current);
+                                    UsageSource source = UsageSource::rollup_when_current,
+                                    const std::string& until_day = "");
 
 // A model the price book has no price for, and the tokens of its calls (input, output, cache
 // reads and writes) that no cost covers.
@@ -184,7 +186,8 @@ struct UnpricedModel {
 
 // The unpriced models of the days and flavor usage_report reads, most tokens first.
 std::vector<UnpricedModel> unpriced_models(Store& store, const std::string& since_day,
-                                           const std::string& flavor);
+                                           const std::string& flavor,
+                                           const std::string& until_day = "");
 
 // A session's cost on one day with one model (its usage_days row).
 struct UsageDayCost {

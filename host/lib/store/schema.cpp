@@ -506,6 +506,57 @@ END;
 INSERT INTO search_events (search_events) VALUES ('rebuild');
 )sql";
 
+// Version 15. Search finds word forms (a porter stemmer over unicode61: "typos" finds "typo",
+// "fixing" finds "fixed") in both indexes, rebuilt from what they index. Texts in scripts
+// written without spaces (Chinese, Japanese, Thai, ...) are one unicode61 token per run, so a
+// word inside a run could not be found: search_events_cjk, an FTS5 trigram index over the same
+// view, holds the events whose text has such characters (helix_spaceless(body), a host
+// function; the host adds new events to it as it stores them), and finds any substring of
+// three characters or more (shorter ones by LIKE over its rows). usage_time serves the usage
+// reports that read single calls by time (local days, 5-hour blocks, the status line).
+constexpr const char* kSchemaV15WordForms = R"sql(
+DROP TRIGGER search_events_forget;
+DROP TABLE search_events;
+CREATE VIRTUAL TABLE search_events USING fts5(
+  tool, body, content = 'search_event_texts', content_rowid = 'id',
+  tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE search_events_cjk USING fts5(
+  body, content = 'search_event_texts', content_rowid = 'id', tokenize = 'trigram');
+CREATE TRIGGER search_events_forget BEFORE DELETE ON events BEGIN
+  INSERT INTO search_events (search_events, rowid, tool, body)
+    SELECT 'delete', id, tool, body FROM search_event_texts WHERE id = old.id;
+  INSERT INTO search_events_cjk (search_events_cjk, rowid, body)
+    SELECT 'delete', id, body FROM search_event_texts WHERE id = old.id AND helix_spaceless(body);
+END;
+INSERT INTO search_events (search_events) VALUES ('rebuild');
+INSERT INTO search_events_cjk (rowid, body)
+  SELECT id, body FROM search_event_texts WHERE helix_spaceless(body);
+
+DROP TRIGGER search_digests_add;
+DROP TRIGGER search_digests_change;
+DROP TRIGGER search_digests_forget;
+DROP TABLE search_digests;
+CREATE VIRTUAL TABLE search_digests USING fts5(
+  session_uid UNINDEXED, title, first_prompt, last_answer, errors,
+  tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TRIGGER search_digests_add AFTER INSERT ON digests BEGIN
+  INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+    SELECT * FROM search_digest_rows WHERE digest_rowid = new.rowid;
+END;
+CREATE TRIGGER search_digests_change AFTER UPDATE OF json ON digests BEGIN
+  DELETE FROM search_digests WHERE rowid = old.rowid;
+  INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+    SELECT * FROM search_digest_rows WHERE digest_rowid = new.rowid;
+END;
+CREATE TRIGGER search_digests_forget AFTER DELETE ON digests BEGIN
+  DELETE FROM search_digests WHERE rowid = old.rowid;
+END;
+INSERT INTO search_digests (rowid, session_uid, title, first_prompt, last_answer, errors)
+  SELECT * FROM search_digest_rows;
+CREATE INDEX usage_time ON usage(ts_ms);
+PRAGMA incremental_vacuum;
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -526,6 +577,7 @@ constexpr Migration kMigrations[] = {
     {12, kSchemaV12HostPricing},
     {13, kSchemaV13Quarantine},
     {14, kSchemaV14ForksAndSearch},
+    {15, kSchemaV15WordForms},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

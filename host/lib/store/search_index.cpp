@@ -79,6 +79,14 @@ std::string body_from_pack(PackCache& cache, sqlite3_value** argv) {
       std::string_view(raw).substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len)));
 }
 
+// helix_spaceless(text): has_spaceless_script for the schema's trigger and migration.
+void spaceless(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  const int bytes = sqlite3_value_bytes(argv[0]);
+  sqlite3_result_int(
+      ctx, text && has_spaceless_script(std::string_view(text, static_cast<std::size_t>(bytes))));
+}
+
 void search_body(sqlite3_context* ctx, int, sqlite3_value** argv) {
   try {
     const std::string body = body_from_pack(*static_cast<PackCache*>(sqlite3_user_data(ctx)), argv);
@@ -96,6 +104,24 @@ bool is_searchable_kind(std::string_view kind) {
       "edit",     "error",         "human_intervention", "decision"};
   for (auto k : kinds)
     if (k == kind) return true;
+  return false;
+}
+
+bool has_spaceless_script(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0xE0 || lead >= 0xF0 || i + 2 >= text.size()) continue;  // 3-byte sequences
+    const char32_t cp = ((lead & 0x0F) << 12) |
+                        ((static_cast<unsigned char>(text[i + 1]) & 0x3F) << 6) |
+                        (static_cast<unsigned char>(text[i + 2]) & 0x3F);
+    if ((cp >= 0x0E00 && cp <= 0x0FFF) ||                                    // Thai, Lao, Tibetan
+        (cp >= 0x1000 && cp <= 0x109F) ||                                    // Myanmar
+        (cp >= 0x1780 && cp <= 0x17FF) ||                                    // Khmer
+        (cp >= 0x3040 && cp <= 0x30FF) ||                                    // hiragana, katakana
+        (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||  // CJK ideographs
+        (cp >= 0xF900 && cp <= 0xFAFF))  // CJK compatibility ideographs
+      return true;
+  }
   return false;
 }
 
@@ -119,6 +145,11 @@ void register_search_functions(sqlite3* db) {
           db, "helix_search_body", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
           new PackCache, search_body, nullptr, nullptr,
           [](void* cache) { delete static_cast<PackCache*>(cache); }) != SQLITE_OK)
+    throw std::runtime_error(std::string("cannot register the search functions: ") +
+                             sqlite3_errmsg(db));
+  if (sqlite3_create_function_v2(db, "helix_spaceless", 1,
+                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
+                                 spaceless, nullptr, nullptr, nullptr) != SQLITE_OK)
     throw std::runtime_error(std::string("cannot register the search functions: ") +
                              sqlite3_errmsg(db));
 }
@@ -160,6 +191,7 @@ void refresh_prompt_title(Database& db, const std::string& session_uid) {
 
 SearchIndexWriter::SearchIndexWriter(Database& db)
     : insert_(db.prepare("INSERT INTO search_events (rowid, tool, body) VALUES (?, ?, ?)")),
+      insert_cjk_(db.prepare("INSERT INTO search_events_cjk (rowid, body) VALUES (?, ?)")),
       title_(db.prepare(
           "UPDATE sessions SET prompt_title = ? WHERE uid = ? AND prompt_title IS NULL")) {}
 
@@ -167,7 +199,9 @@ void SearchIndexWriter::add(int64_t event_id, const std::string& session_uid,
                             const std::string& kind, const std::string& role,
                             const std::string& tool, const std::string& text, bool shadow) {
   if (!is_searchable(kind, role, tool, text)) return;
-  insert_.bind(1, event_id).bind_text_or_null(2, tool).bind(3, indexed_body(text)).run();
+  const std::string body = indexed_body(text);
+  insert_.bind(1, event_id).bind_text_or_null(2, tool).bind(3, body).run();
+  if (has_spaceless_script(body)) insert_cjk_.bind(1, event_id).bind(2, body).run();
   if (kind != "user_msg" || shadow) return;
   if (std::string title = title_from_prompt(text); !title.empty())
     title_.bind(1, title).bind(2, session_uid).run();
@@ -175,6 +209,7 @@ void SearchIndexWriter::add(int64_t event_id, const std::string& session_uid,
 
 void compact_search_index(Database& db) {
   db.exec("INSERT INTO search_events (search_events) VALUES ('optimize')");
+  db.exec("INSERT INTO search_events_cjk (search_events_cjk) VALUES ('optimize')");
 }
 
 }  // namespace helix

@@ -34,11 +34,17 @@ std::string indexed_body(std::string_view text);
 // context, shell input) are dropped; "" when nothing is left.
 std::string title_from_prompt(std::string_view prompt);
 
+// True when `text` has characters of a script written without spaces between words (CJK
+// ideographs, kana, Thai, Lao, Khmer, Myanmar, Tibetan): its events also go to the
+// trigram index search_events_cjk.
+bool has_spaceless_script(std::string_view text);
+
 // Sets the session's derived title again from its first visible prompt (after its earlier
 // first prompt became a shadow: a fork's copy of its origin's prompt).
 void refresh_prompt_title(Database& db, const std::string& session_uid);
 
-// Registers helix_search_body(pack, text_off, text_len) on a connection: the indexed body of an
+// Registers helix_search_body(pack, text_off, text_len) and helix_spaceless(text) on a
+// connection: the indexed body of an
 // event text held in a zstd payload pack ("" without text). search_events keeps no copy of the
 // text; its content view and its delete trigger read it back through this function, so every
 // connection that reads snippets or deletes events needs it.
@@ -55,7 +61,7 @@ class SearchIndexWriter {
            const std::string& role, const std::string& tool, const std::string& text, bool shadow);
 
  private:
-  Statement insert_, title_;
+  Statement insert_, insert_cjk_, title_;
 };
 
 // Rewrites the Tier 1 index compactly. Deleted rows leave tombstones in FTS5's segments until

@@ -442,11 +442,37 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   return chunk.stats();
 }
 
-std::filesystem::path resolve_store_file(const std::string& store_dir_option,
+namespace {
+
+// The store setting in effect: --store, else HELIX_STORE_DB, else [store] dir, with its name.
+std::pair<std::string, const char*> store_setting(const std::string& option,
+                                                  const std::string& configured_dir) {
+  if (!option.empty()) return {option, "--store"};
+  if (const char* env = std::getenv("HELIX_STORE_DB"); env && *env) return {env, "HELIX_STORE_DB"};
+  return {configured_dir, "[store] dir"};
+}
+
+// A directory (existing, or not named *.db) holds helix.db; anything else is the file itself.
+bool names_the_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec)) return false;
+  return std::filesystem::exists(p, ec) || p.extension() == ".db";
+}
+
+}  // namespace
+
+std::filesystem::path resolve_store_file(const std::string& store_option,
                                          const std::string& configured_dir) {
-  if (!store_dir_option.empty()) return std::filesystem::path(store_dir_option) / "helix.db";
-  if (const char* env = std::getenv("HELIX_STORE_DB"); env && *env) return env;
-  return std::filesystem::path(configured_dir) / "helix.db";
+  const auto [value, from] = store_setting(store_option, configured_dir);
+  const std::filesystem::path p(value);
+  return names_the_file(p) ? p : p / "helix.db";
+}
+
+std::string describe_store_choice(const std::string& store_option,
+                                  const std::string& configured_dir) {
+  const auto [value, from] = store_setting(store_option, configured_dir);
+  return names_the_file(value) ? fmt::format("{} {} names the store file itself", from, value)
+                               : fmt::format("{} {} is the store's directory", from, value);
 }
 
 }  // namespace helix

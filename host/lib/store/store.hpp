@@ -166,8 +166,13 @@ class Store {
 int64_t measured_tier1_bytes(Store& store);
 int64_t measured_tier2_bytes(Store& store);
 
-// The store file to use: --store DIR, else HELIX_STORE_DB, else the configured directory.
-std::filesystem::path resolve_store_file(const std::string& store_dir_option,
+// The store file to use: from --store, else HELIX_STORE_DB, else [store] dir. Each takes the
+// same thing: a directory (the store is <dir>/helix.db), or the store file itself when the path
+// is an existing file or ends in ".db".
+std::filesystem::path resolve_store_file(const std::string& store_option,
                                          const std::string& configured_dir);
+// Which of the three settings is in effect and how its value was read, for `config`.
+std::string describe_store_choice(const std::string& store_option,
+                                  const std::string& configured_dir);
 
 }  // namespace helix

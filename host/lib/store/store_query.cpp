@@ -21,7 +21,7 @@ std::string decompress(std::string_view packed, int64_t raw_bytes) {
 }
 
 // The session listing, one row per session, from the schema 11 counters. {1}: the one-session
-// filter.
+// filter, {2}: the order (ASC or DESC).
 constexpr const char* kCountedListing = R"sql(
     SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
       s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
@@ -34,11 +34,12 @@ constexpr const char* kCountedListing = R"sql(
     FROM sessions s
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
+      AND COALESCE(s.started_at_ms, 0) <= ?5
       {1}
-    ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+    ORDER BY COALESCE(s.started_at_ms, 0) {2}, s.uid {2} LIMIT ?6)sql";
 
 // The same from the rows, for a store older than schema 11 opened read-only. {0}: the usage
-// rows' filter, {1}: the one-session filter.
+// rows' filter, {1}: the one-session filter, {2}: the order.
 constexpr const char* kUncountedListing = R"sql(
     SELECT s.uid, s.flavor, s.native_id, s.parent_uid, s.repo, s.domain, s.cwd, s.git_branch,
       s.model, s.title, s.agent_version, s.outcome, s.task_ref, s.source_path,
@@ -61,8 +62,9 @@ constexpr const char* kUncountedListing = R"sql(
                FROM usage {0} GROUP BY session_uid) u ON u.session_uid = s.uid
     WHERE (?1 = '' OR s.flavor = ?1) AND (?2 = '' OR s.repo = ?2)
       AND (?3 = 0 OR COALESCE(s.ended_at_ms, s.started_at_ms, 0) >= ?3)
+      AND COALESCE(s.started_at_ms, 0) <= ?5
       {1}
-    ORDER BY COALESCE(s.started_at_ms, 0), s.uid)sql";
+    ORDER BY COALESCE(s.started_at_ms, 0) {2}, s.uid {2} LIMIT ?6)sql";
 
 }  // namespace
 
@@ -90,8 +92,10 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
   // One session: plain `= ?4` terms, so that both lookups use their index (an `OR` with the
   // empty case would make each lookup scan every session and every usage row: the digest pass
   // does one lookup per session).
-  sql = uid.empty() ? fmt::format(fmt::runtime(sql), "", "AND ?4 = ''")
-                    : fmt::format(fmt::runtime(sql), "WHERE session_uid = ?4", "AND s.uid = ?4");
+  const char* order = filter.newest_first ? "DESC" : "ASC";
+  sql = uid.empty()
+            ? fmt::format(fmt::runtime(sql), "", "AND ?4 = ''", order)
+            : fmt::format(fmt::runtime(sql), "WHERE session_uid = ?4", "AND s.uid = ?4", order);
   {  // read-only commands do not migrate: a store older than version 3 has no derived titles
     auto probe = db_.cached(
         "SELECT COUNT(*) FROM pragma_table_info('sessions') WHERE name = 'prompt_title'");
@@ -103,6 +107,7 @@ void Store::query_sessions(const SessionFilter& filter, const std::string& uid,
   auto lease = db_.cached(sql);  // the digest pass looks up one session at a time
   Statement& st = *lease;
   st.bind(1, filter.flavor).bind(2, filter.repo).bind(3, filter.since_ms).bind(4, uid);
+  st.bind(5, filter.until_ms).bind(6, filter.limit);
   // Read-only commands do not migrate: a store older than version 4 has no redaction counts.
   std::optional<StatementLease> redactions;
   {

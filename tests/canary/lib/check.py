@@ -245,7 +245,9 @@ class Checker:
 
     def check_search(self):
         for probe in self.expect.get("search", []):
-            hits = self.helix.json("search", probe["query"], "--json", "--limit", "200")
+            # search --json groups the hits per session: each event that matched is one hit.
+            hits = [h for s in self.helix.json("search", probe["query"], "--json", "--limit", "200")
+                    for h in s["hits"]]
             self.note(count_matches(len(hits), probe["hits"]),
                       "search %s: %s hit(s)" % (probe["query"], probe["hits"]),
                       "found %d: %s" % (len(hits), "; ".join(
