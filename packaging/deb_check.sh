@@ -32,7 +32,9 @@ DESTDIR="$work/dest" cmake --install "$build" --component host >/dev/null
 expect_plugins "$work/dest$prefix/bin/helix-host"
 echo "deb_check: installed under $prefix, the host finds its plugins: $(cat "$work/plugins.txt")"
 
-# 2. The packages.
+# 2. The packages, which install under /usr whatever the build's prefix
+# (CPACK_PACKAGING_INSTALL_PREFIX).
+prefix=/usr
 (cd "$build" && cpack -G DEB -B "$work/pkg" >/dev/null)
 host_deb=$(ls "$work"/pkg/helix_*.deb)
 dev_deb=$(ls "$work"/pkg/helix-dev_*.deb)
