@@ -1,6 +1,7 @@
 #include "store/prior_events.hpp"
 
 #include "store/database.hpp"
+#include "store/pack_cache.hpp"
 
 #include <xxhash.h>
 #include <memory>
@@ -31,33 +32,6 @@ class Fingerprint {
 
  private:
   std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state_;
-};
-
-std::string_view slice(const std::string& pack, int64_t off, int64_t len) {
-  if (off < 0 || off + len > static_cast<int64_t>(pack.size())) return {};
-  return std::string_view(pack).substr(static_cast<std::size_t>(off),
-                                       static_cast<std::size_t>(len));
-}
-
-// The raw bytes of payload packs, each decompressed once.
-class PackCache {
- public:
-  explicit PackCache(Database& db)
-      : select_(db.cached("SELECT data FROM payload_packs WHERE id = ?")) {}
-  const std::string& raw(int64_t pack_id) {
-    auto [it, fresh] = raw_.try_emplace(pack_id);
-    if (fresh) {
-      select_->bind(1, pack_id);
-      if (select_->step()) it->second = unpack_payload(select_->blob(0));
-      select_->reset();
-    }
-    return it->second;
-  }
-  const std::string none;
-
- private:
-  StatementLease select_;
-  std::map<int64_t, std::string> raw_;
 };
 
 }  // namespace
@@ -103,10 +77,13 @@ PriorEvents PriorEvents::read(Database& db, int64_t source_id) {
     e.ts_ms = events->integer(9);
     e.model = events->text(10);
     e.parent_uid = events->text(11);
-    const std::string& bytes = events->is_null(12) ? packs.none : packs.raw(events->integer(12));
-    const uint64_t fingerprint = event_fingerprint(
-        e, events->text(7), slice(bytes, events->integer(15), events->integer(16)),
-        slice(bytes, events->integer(13), events->integer(14)));
+    const int64_t pack_id = events->is_null(12) ? -1 : events->integer(12);
+    auto slice = [&](int64_t off, int64_t len) {
+      return pack_id < 0 ? std::string_view() : packs.slice(pack_id, off, len).value_or("");
+    };
+    const uint64_t fingerprint =
+        event_fingerprint(e, events->text(7), slice(events->integer(15), events->integer(16)),
+                          slice(events->integer(13), events->integer(14)));
     out.events_[key_of(events->text(0), e)] = Prior{events->integer(4), fingerprint, false};
   }
   events->reset();

@@ -3,6 +3,7 @@
 #include "store/store.hpp"
 
 #include "model/payload_pack.hpp"
+#include "store/pack_cache.hpp"
 #include "store/schema.hpp"
 
 #include <fmt/format.h>
@@ -194,52 +195,19 @@ std::vector<SessionRow> Store::sessions_by_id(std::string_view id, std::size_t l
   return out;
 }
 
-namespace {
-
-constexpr const char* kPackQuery = "SELECT raw_bytes, data FROM payload_packs WHERE id = ?";
-
-// Payload packs decompressed once per read, for slicing several events' bodies out of them.
-class PackCache {
- public:
-  explicit PackCache(Statement& pack_query) : query_(pack_query) {}
-
-  // The bytes [off, off + len) of a pack's decompressed data; nothing when out of range.
-  std::optional<std::string> slice(int64_t pack_id, int64_t off, int64_t len) {
-    const std::string& raw = data(pack_id);
-    if (off < 0 || len < 0 || off + len > static_cast<int64_t>(raw.size())) return std::nullopt;
-    return raw.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(len));
-  }
-
- private:
-  const std::string& data(int64_t pack_id) {
-    auto it = packs_.find(pack_id);
-    if (it != packs_.end()) return it->second;
-    query_.bind(1, pack_id);
-    std::string raw = query_.step() ? decompress(query_.blob(1), query_.integer(0)) : std::string();
-    query_.reset();
-    return packs_.emplace(pack_id, std::move(raw)).first->second;
-  }
-
-  Statement& query_;
-  std::map<int64_t, std::string> packs_;
-};
-
-}  // namespace
-
 std::map<int64_t, std::string> Store::event_texts(const std::string& uid,
                                                   const std::vector<int64_t>& seqs) {
   auto where = db_.cached(R"sql(
     SELECT pack_id, text_off, text_len FROM events
     WHERE session_uid = ? AND seq = ? AND shadowed = 0 AND pack_id IS NOT NULL
       AND text_off IS NOT NULL)sql");
-  auto pack = db_.cached(kPackQuery);
-  PackCache packs(*pack);
+  PackCache packs(db_);
   std::map<int64_t, std::string> out;
   for (int64_t seq : seqs) {
     where->bind(1, uid).bind(2, seq);
     if (where->step()) {
       auto text = packs.slice(where->integer(0), where->integer(1), where->integer(2));
-      if (text) out[seq] = std::move(*text);
+      if (text) out[seq] = std::string(*text);
     }
     where->reset();
   }
@@ -291,8 +259,7 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
     FROM events e JOIN sources src ON src.id = e.source_id
     WHERE e.session_uid = ? AND e.shadowed = 0 ORDER BY e.seq)sql");
   st.bind(1, uid);
-  auto pack = db_.prepare(kPackQuery);
-  PackCache packs(pack);
+  PackCache packs(db_);
   std::vector<EventRow> out;
   while (st.step()) out.push_back(event_row(st, with_bodies ? &packs : nullptr));
   return out;
