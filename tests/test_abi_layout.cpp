@@ -1,6 +1,6 @@
 // ABI regression: the golden layout of every struct of helix_plugin.h (ABI 1.0 and what each
-// minor up to 1.3 appended, x86_64), so any change other than appending a member fails; the
-// named first-version sizes the host checks against; and a real adapter.hpp plugin run through
+// minor up to 1.4 appended or added, x86_64), so any change other than appending a member fails;
+// the named first-version sizes the host checks against; and a real adapter.hpp plugin run through
 // AdapterInstance, so every record member and the exception paths cross the ABI.
 #define BOOST_TEST_MODULE abi_layout
 #include <boost/test/unit_test.hpp>
@@ -33,7 +33,8 @@ BOOST_AUTO_TEST_SUITE(layout)
 BOOST_AUTO_TEST_CASE(abi_version_and_constants) {
   BOOST_TEST(HELIX_ABI_MAJOR == 1);
   // 1.3 froze the structs: new capabilities are extensions (helix.<name>/<rev>), not members.
-  BOOST_TEST(HELIX_ABI_MINOR == 3);
+  // 1.4 added the first host extension, helix.rate_limits/1.
+  BOOST_TEST(HELIX_ABI_MINOR == 4);
   BOOST_TEST(HELIX_OK == 0);
   BOOST_TEST(HELIX_ERROR == 1);
   BOOST_TEST(HELIX_KIND_ADAPTER == 1);
@@ -244,6 +245,24 @@ BOOST_AUTO_TEST_CASE(struct_layout_abi_1_3) {
   BOOST_TEST(std::string(HELIX_EXT_REPARSE) == "helix.reparse/1");
   BOOST_TEST(sizeof(helix_reparse_ext) == 16u);
   HELIX_GOLDEN_OFFSET(helix_reparse_ext, reparse_below, 8);
+}
+
+// ABI 1.4 added the first host extension: where an adapter reports a provider's rate limits.
+BOOST_AUTO_TEST_CASE(struct_layout_abi_1_4) {
+  BOOST_TEST(std::string(HELIX_EXT_RATE_LIMITS) == "helix.rate_limits/1");
+  BOOST_TEST(sizeof(helix_rate_limits_ext) == 16u);
+  BOOST_TEST(HELIX_RATE_LIMITS_EXT_SIZE_1_4 == 16u);
+  HELIX_GOLDEN_OFFSET(helix_rate_limits_ext, rate_limit, 8);
+  BOOST_TEST(sizeof(helix_rate_limit) == 96u);
+  BOOST_TEST(HELIX_RATE_LIMIT_SIZE_1_4 == 96u);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, session_id, 8);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, source_offset, 24);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, ts_ms, 32);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, limit_id, 40);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, window, 56);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, used_percent, 72);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, window_minutes, 80);
+  HELIX_GOLDEN_OFFSET(helix_rate_limit, resets_at_ms, 88);
 }
 
 // The event kinds host and plugins share, in the order of the schema.

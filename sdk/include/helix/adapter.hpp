@@ -88,6 +88,16 @@ struct Usage {
   int64_t cache_creation_1h_tokens = 0;  // the 1-hour part of cache_creation_tokens (ABI 1.3)
 };
 
+// One window of a provider's rate limit as a record reported it (helix.rate_limits/1, ABI 1.4).
+struct RateLimit {
+  Text session_id{};
+  uint64_t source_offset = 0;
+  int64_t ts_ms = 0;
+  Text limit_id{}, window{};
+  double used_percent = 0;
+  int64_t window_minutes = 0, resets_at_ms = 0;  // 0 = unknown
+};
+
 struct Probe {
   std::string_view path{}, head{};
   uint64_t size = 0;
@@ -110,8 +120,10 @@ class ParseFailure : public std::runtime_error {
 // Everything parse code talks to: the input and the host's emit callbacks.
 class ParseContext {
  public:
-  ParseContext(helix_call* call, const helix_parse_input* in, const helix_emit_api* emit)
-      : call_(call), in_(in), emit_(emit) {}
+  // `rate_limits` is the host's helix.rate_limits/1, or null when the host has none.
+  ParseContext(helix_call* call, const helix_parse_input* in, const helix_emit_api* emit,
+               const helix_rate_limits_ext* rate_limits = nullptr)
+      : call_(call), in_(in), emit_(emit), rate_limits_(rate_limits) {}
 
   std::string_view path() const { return from_c(in_->path); }
   uint32_t layout() const { return in_->layout; }
@@ -179,6 +191,22 @@ class ParseContext {
     emit_->usage(call_, &c);
   }
 
+  // Reported only to a host that offers helix.rate_limits/1; an older host never sees it.
+  void rate_limit(const RateLimit& r) const {
+    if (!rate_limits_) return;
+    helix_rate_limit c{};
+    c.struct_size = sizeof c;
+    c.session_id = to_c(r.session_id);
+    c.source_offset = r.source_offset;
+    c.ts_ms = r.ts_ms;
+    c.limit_id = to_c(r.limit_id);
+    c.window = to_c(r.window);
+    c.used_percent = r.used_percent;
+    c.window_minutes = r.window_minutes;
+    c.resets_at_ms = r.resets_at_ms;
+    rate_limits_->rate_limit(call_, &c);
+  }
+
   void warn(uint64_t offset, std::string_view category, std::string_view message) const {
     emit_->warn(call_, offset, to_c(category), to_c(message));
   }
@@ -189,6 +217,7 @@ class ParseContext {
   helix_call* call_;
   const helix_parse_input* in_;
   const helix_emit_api* emit_;
+  const helix_rate_limits_ext* rate_limits_;
   mutable std::deque<std::string> kept_;  // a deque never moves what it holds
 };
 
@@ -361,7 +390,19 @@ namespace detail {
 struct AdapterHandle {
   Adapter* adapter;
   const helix_host_api* host;
+  const helix_rate_limits_ext* rate_limits;  // null: the host has no helix.rate_limits/1
 };
+
+// The host's helix.rate_limits/1, read within the struct sizes the host declared, or null.
+inline const helix_rate_limits_ext* host_rate_limits(const helix_host_api* host) noexcept {
+  if (!host || host->struct_size < HELIX_SIZE_THROUGH(helix_host_api, get_extension) ||
+      !host->get_extension)
+    return nullptr;
+  const auto* ext =
+      static_cast<const helix_rate_limits_ext*>(host->get_extension(host, HELIX_EXT_RATE_LIMITS));
+  if (!ext || ext->struct_size < HELIX_RATE_LIMITS_EXT_SIZE_1_4 || !ext->rate_limit) return nullptr;
+  return ext;
+}
 
 inline void report(const helix_host_api* host, helix_call* call, const char* what) noexcept {
   if (host && host->set_error) host->set_error(call, helix_str{what, std::strlen(what)});
@@ -397,7 +438,8 @@ struct AdapterGlue {
         delete adapter;
         throw;
       }
-      *out = reinterpret_cast<helix_adapter*>(new AdapterHandle{adapter, host});
+      *out = reinterpret_cast<helix_adapter*>(
+          new AdapterHandle{adapter, host, host_rate_limits(host)});
       return HELIX_OK;
     } catch (const std::exception& e) {
       report(host, call, e.what());
@@ -427,7 +469,7 @@ struct AdapterGlue {
                             const helix_emit_api* emit) noexcept {
     auto* handle = reinterpret_cast<AdapterHandle*>(a);
     try {
-      ParseContext ctx(call, in, emit);
+      ParseContext ctx(call, in, emit, handle->rate_limits);
       handle->adapter->parse(ctx);
       return HELIX_OK;
     } catch (const std::exception& e) {

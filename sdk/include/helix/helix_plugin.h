@@ -5,7 +5,8 @@
  * function tables declared here.
  *
  * Versioning. HELIX_ABI_MAJOR changes only when an existing member changes meaning or
- * position; HELIX_ABI_MINOR grew (up to 1.3) when members were appended. A descriptor states the
+ * position; HELIX_ABI_MINOR grew when members were appended (up to 1.3) or the host offered a new
+ * extension (1.4: helix.rate_limits/1). A descriptor states the
  * minor the plugin NEEDS (not the header it was compiled with); the host accepts a plugin iff
  * plugin major == host major and that minor <= host minor. Every struct that crosses the
  * boundary carries `struct_size`; a reader uses only members that lie inside it and treats the
@@ -35,7 +36,7 @@
 #include <stdint.h>
 
 #define HELIX_ABI_MAJOR 1
-#define HELIX_ABI_MINOR 3
+#define HELIX_ABI_MINOR 4
 
 #if defined(_WIN32)
 #define HELIX_EXPORT __declspec(dllexport)
@@ -431,6 +432,37 @@ typedef struct helix_reparse_ext {
   uint32_t struct_size;
   const char* reparse_below;
 } helix_reparse_ext;
+
+/* ---- Host extensions (ABI 1.4) ------------------------------------------------------------ */
+
+/* Where an adapter reports the rate limits the agent's provider announced: how much of each
+ * usage window is used and when it resets (Codex CLI's token_count.rate_limits). A plugin looks
+ * it up once through helix_host_api.get_extension; a host without it returns NULL and the
+ * adapter simply does not report them. OWNERSHIP: host-owned, valid until destroy(). */
+#define HELIX_EXT_RATE_LIMITS "helix.rate_limits/1"
+
+/* One window's state as one record reported it. The host keeps one row per (source, offset,
+ * limit_id, window), so a record re-read after a crash is stored once, and shows the latest of
+ * each (limit_id, window). OWNERSHIP: borrowed for the duration of the callback (rule 3). */
+typedef struct helix_rate_limit {
+  uint32_t struct_size;
+  helix_str session_id;   /* required: native session id of the record that reported it */
+  uint64_t source_offset; /* byte offset of that record in the source */
+  int64_t ts_ms;          /* when it was reported, Unix epoch milliseconds; 0 = unknown */
+  helix_str limit_id;  /* the provider's name of the limit (Codex: "codex"); empty = the default */
+  helix_str window;    /* which window of the limit: "primary", "secondary" */
+  double used_percent; /* how much of the window is used, 0 to 100 */
+  int64_t window_minutes; /* the window's length; 0 = unknown */
+  int64_t resets_at_ms;   /* when the window starts again, Unix epoch milliseconds; 0 = unknown */
+} helix_rate_limit;
+
+typedef struct helix_rate_limits_ext {
+  uint32_t struct_size;
+  /* Valid only during parse(), with the call parse() was given, like the emit callbacks. */
+  void (*rate_limit)(helix_call* call, const helix_rate_limit* limit);
+} helix_rate_limits_ext;
+#define HELIX_RATE_LIMIT_SIZE_1_4 HELIX_SIZE_THROUGH(helix_rate_limit, resets_at_ms)
+#define HELIX_RATE_LIMITS_EXT_SIZE_1_4 HELIX_SIZE_THROUGH(helix_rate_limits_ext, rate_limit)
 
 /* The one required export. Returns static storage valid while the library is loaded.
  * OWNERSHIP: static, plugin-owned. */
