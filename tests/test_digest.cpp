@@ -530,7 +530,7 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
   const std::string claude_days = h.helix("usage --flavor claude --json").out;
   h.db().exec(fmt::format(R"sql(
     BEGIN;
-    {} {}
+    {} {} {}
     {}
     DROP TRIGGER usage_rollup_stale_insert;
     DROP TRIGGER usage_rollup_stale_delete;
@@ -540,8 +540,9 @@ BOOST_AUTO_TEST_CASE(a_version_9_store_migrates_to_a_filled_rollup) {
     {}
     PRAGMA user_version = 9;
     COMMIT;)sql",
-                          helix::test::kUndoSchema15, helix::test::kUndoSchema14,
-                          helix::test::kUndoSchema12, helix::test::kUndoSchema11));
+                          helix::test::kUndoSchema16, helix::test::kUndoSchema15,
+                          helix::test::kUndoSchema14, helix::test::kUndoSchema12,
+                          helix::test::kUndoSchema11));
   // Read-only: no migration, the same tokens and costs (without the unpriced tokens).
   const auto old_report = json::parse(h.helix("usage --by model --json").out).as_object();
   BOOST_TEST(old_report.at("totals").at("cost_usd") ==

@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <tuple>
 
+#include "plugins/adapter_instance.hpp"
 #include "plugins/adapter_worker.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "recall_home.hpp"
@@ -117,6 +119,42 @@ BOOST_AUTO_TEST_CASE(a_crashed_worker_is_replaced_for_the_next_call) {
   BOOST_TEST_REQUIRE(batch.events.size() == 1u);
   BOOST_TEST(batch.events[0].text == "fine");
   BOOST_TEST(worker.probe("/h/a.segfault", "x", 1) == 80);
+}
+
+// What crosses a worker's socket is what the adapter emits in process: a Codex fork's origin
+// (the wire once dropped it) and the rate limits of every token_count line included.
+BOOST_AUTO_TEST_CASE(a_workers_batch_is_the_in_process_batch) {
+  helix::PluginRegistry registry;
+  registry.load_directory(kFirstParty);
+  const helix::PluginInfo* codex = registry.find("codex");
+  BOOST_TEST_REQUIRE(codex);
+  helix::AdapterWorker worker(*codex, "{}", nullptr, helix::IsolationPolicy{});
+  const helix::AdapterInstance local(*codex);
+  const fs::path fx = HELIX_TEST_FIXTURE_DIR;
+  for (const char* name :
+       {"codex/rollout-2026-01-02T19-00-00-019b7fa0-0000-7000-8000-00000000f0c1.jsonl",
+        "codex/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"}) {
+    BOOST_TEST_CONTEXT(name) {
+      const std::string bytes = helix::test::read_file(fx / name);
+      helix::RecordBatch remote, here;
+      worker.parse((fx / name).string(), HELIX_LAYOUT_LINES, 0, bytes, "", remote);
+      local.parse((fx / name).string(), HELIX_LAYOUT_LINES, 0, bytes, "", here);
+      BOOST_TEST_REQUIRE(remote.sessions.size() == here.sessions.size());
+      for (std::size_t i = 0; i < here.sessions.size(); ++i)
+        BOOST_TEST(remote.sessions[i].forked_from_native_id ==
+                   here.sessions[i].forked_from_native_id);
+      BOOST_TEST(remote.events.size() == here.events.size());
+      BOOST_TEST(remote.usage.size() == here.usage.size());
+      BOOST_TEST_REQUIRE(remote.rate_limits.size() == here.rate_limits.size());
+      for (std::size_t i = 0; i < here.rate_limits.size(); ++i) {
+        const auto &a = remote.rate_limits[i], &b = here.rate_limits[i];
+        BOOST_TEST((std::tie(a.session_id, a.limit_id, a.window, a.source_offset, a.ts_ms,
+                             a.used_percent, a.window_minutes, a.resets_at_ms) ==
+                    std::tie(b.session_id, b.limit_id, b.window, b.source_offset, b.ts_ms,
+                             b.used_percent, b.window_minutes, b.resets_at_ms)));
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(faulty_plugins_lose_no_other_data_and_are_quarantined_by_name) {

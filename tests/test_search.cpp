@@ -293,7 +293,7 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
   helix::Database db(store_db);
   db.exec(fmt::format(R"sql(
     BEGIN;
-    {} {}
+    {} {} {}
     CREATE TEMP TABLE old_rows AS SELECT id, tool, body FROM search_event_texts;
     DROP TRIGGER search_events_forget;
     DROP TABLE search_events;
@@ -317,7 +317,8 @@ void make_old_search_layout(const std::filesystem::path& store_db, bool indexed)
     {}
     PRAGMA user_version = 7;
     COMMIT;)sql",
-                      helix::test::kUndoSchema15, helix::test::kUndoSchema14,
+                      helix::test::kUndoSchema16, helix::test::kUndoSchema15,
+                      helix::test::kUndoSchema14,
                       indexed ? "INSERT INTO search_events (rowid, tool, body) "
                                 "SELECT id, tool, body FROM old_rows ORDER BY id;"
                               : "INSERT INTO search_backlog SELECT id FROM events;",

@@ -223,9 +223,9 @@ BOOST_FIXTURE_TEST_CASE(a_version_10_store_migrates_to_filled_counters, CounterF
   commit("copy.jsonl", copy);
   const auto before = store->sessions(SessionFilter{});
   // Back to version 10's layout: no counters, no links, events_source.
-  store->database().exec(fmt::format("BEGIN; {} {} {} {} PRAGMA user_version = 10; COMMIT;",
-                                     test::kUndoSchema15, test::kUndoSchema14, test::kUndoSchema12,
-                                     test::kUndoSchema11));
+  store->database().exec(fmt::format("BEGIN; {} {} {} {} {} PRAGMA user_version = 10; COMMIT;",
+                                     test::kUndoSchema16, test::kUndoSchema15, test::kUndoSchema14,
+                                     test::kUndoSchema12, test::kUndoSchema11));
   store.reset();
   {  // read-only: not migrated, listed from the rows
     Store read_only(dir / "helix.db", /*read_only=*/true);

@@ -1,13 +1,20 @@
-// Test support: the SQL that takes a current store back to what schema version 14 had (before
-// the stemmed and trigram search indexes of version 15), 12 had (before forks, 14, and
+// Test support: the SQL that takes a current store back to what schema version 15 had (before
+// the rate limits of version 16), 14 had (before the stemmed and trigram search indexes of
+// version 15), 12 had (before forks, 14, and
 // quarantined sources, 13), 11 had (before the host-priced costs of version 12) and 10 had
 // (before the per-session counters), for tests that make an older store to migrate.
 #pragma once
 
 namespace helix::test {
 
+// Back to version 15 (before the rate limits of version 16). Run inside a transaction, first.
+inline constexpr const char* kUndoSchema16 = R"sql(
+    DROP INDEX rate_limits_latest;
+    DROP TABLE rate_limits;
+)sql";
+
 // Back to version 14 (before the stemmed and trigram search indexes). Run inside a
-// transaction, first.
+// transaction, after kUndoSchema16.
 inline constexpr const char* kUndoSchema15 = R"sql(
     DROP INDEX usage_time;
     DROP TRIGGER search_events_forget;

@@ -15,6 +15,7 @@ struct RecordBatch {
   std::vector<SessionRecord> sessions;
   std::vector<EventRecord> events;
   std::vector<UsageRecord> usage;
+  std::vector<RateLimitRecord> rate_limits;
   std::vector<WarningRecord> warnings;
   std::vector<std::string> payloads;  // emptied once `packs` holds them
   // The batch's payload packs, compressed by the parsing thread so that the writing thread

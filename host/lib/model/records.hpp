@@ -44,6 +44,15 @@ struct UsageRecord {
   }
 };
 
+// One window of a provider's rate limit as a record reported it (helix.rate_limits/1).
+struct RateLimitRecord {
+  std::string session_id, limit_id, window;
+  uint64_t source_offset = 0;
+  int64_t ts_ms = 0;
+  double used_percent = 0;
+  int64_t window_minutes = 0, resets_at_ms = 0;  // 0 = unknown
+};
+
 struct WarningRecord {
   uint64_t source_offset = 0;
   std::string category, message;

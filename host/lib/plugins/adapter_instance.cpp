@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
@@ -212,8 +213,34 @@ void emit_save_state(helix_call* call, helix_str state) {
   call->batch->saved_state = redacted_record(call, std::string(view(state)));
 }
 
-// The host offers no extensions yet; the seam is there so that new services need no new member.
-const void* host_extension(const helix_host_api*, const char*) { return nullptr; }
+// helix.rate_limits/1: a window of the provider's rate limit, as the adapter read it.
+void emit_rate_limit(helix_call* call, const helix_rate_limit* declared) {
+  const auto l = read_abi_struct(declared, HELIX_RATE_LIMIT_SIZE_1_4);
+  if (!l) return too_small(call, 0, "helix_rate_limit", HELIX_RATE_LIMIT_SIZE_1_4);
+  if (l->session_id.len == 0)
+    return warn(call, l->source_offset, "missing_session_id", "rate limit without a session id");
+  if (!std::isfinite(l->used_percent) || l->used_percent < 0)
+    return warn(call, l->source_offset, "invalid_record",
+                fmt::format("rate limit with a used share of {}%; dropped", l->used_percent));
+  RateLimitRecord r;
+  r.session_id = redacted(call, text(l->session_id));
+  r.limit_id = redacted(call, text(l->limit_id), r.session_id);
+  r.window = redacted(call, text(l->window), r.session_id);
+  r.source_offset = l->source_offset;
+  r.ts_ms = l->ts_ms;
+  r.used_percent = l->used_percent;
+  r.window_minutes = std::max<int64_t>(0, l->window_minutes);
+  r.resets_at_ms = std::max<int64_t>(0, l->resets_at_ms);
+  call->batch->rate_limits.push_back(std::move(r));
+}
+
+const helix_rate_limits_ext kRateLimitsExt = {sizeof(helix_rate_limits_ext), &emit_rate_limit};
+
+// The services beyond the frozen structs (ABI 1.4 on).
+const void* host_extension(const helix_host_api*, const char* id) {
+  if (id && std::strcmp(id, HELIX_EXT_RATE_LIMITS) == 0) return &kRateLimitsExt;
+  return nullptr;
+}
 
 const helix_host_api kHostApi = {sizeof(helix_host_api), HELIX_ABI_MAJOR, HELIX_ABI_MINOR,
                                  &set_error, &host_extension};

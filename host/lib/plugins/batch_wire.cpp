@@ -14,7 +14,7 @@ void write_batch(WireWriter& out, const RecordBatch& b) {
   out.u64(b.sessions.size());
   for (const auto& s : b.sessions) {
     for (const auto* f : {&s.native_id, &s.parent_native_id, &s.cwd, &s.git_branch, &s.model,
-                          &s.title, &s.agent_version, &s.repo, &s.domain})
+                          &s.title, &s.agent_version, &s.repo, &s.domain, &s.forked_from_native_id})
       out.str(*f);
     out.i64(s.started_at_ms);
     out.i64(s.ended_at_ms);
@@ -43,6 +43,13 @@ void write_batch(WireWriter& out, const RecordBatch& b) {
       out.i64(v);
     out.f64(u.cost_usd);
   }
+  out.u64(b.rate_limits.size());
+  for (const auto& r : b.rate_limits) {
+    for (const auto* f : {&r.session_id, &r.limit_id, &r.window}) out.str(*f);
+    out.u64(r.source_offset);
+    out.f64(r.used_percent);
+    for (int64_t v : {r.ts_ms, r.window_minutes, r.resets_at_ms}) out.i64(v);
+  }
   out.u64(b.warnings.size());
   for (const auto& w : b.warnings) {
     out.u64(w.source_offset);
@@ -65,7 +72,7 @@ RecordBatch read_batch(WireReader& in) {
   b.sessions.resize(in.count());
   for (auto& s : b.sessions) {
     for (auto* f : {&s.native_id, &s.parent_native_id, &s.cwd, &s.git_branch, &s.model, &s.title,
-                    &s.agent_version, &s.repo, &s.domain})
+                    &s.agent_version, &s.repo, &s.domain, &s.forked_from_native_id})
       *f = in.str();
     s.started_at_ms = in.i64();
     s.ended_at_ms = in.i64();
@@ -93,6 +100,13 @@ RecordBatch read_batch(WireReader& in) {
                        &u.cache_creation_tokens, &u.reasoning_tokens, &u.cache_creation_1h_tokens})
       *v = in.i64();
     u.cost_usd = in.f64();
+  }
+  b.rate_limits.resize(in.count());
+  for (auto& r : b.rate_limits) {
+    for (auto* f : {&r.session_id, &r.limit_id, &r.window}) *f = in.str();
+    r.source_offset = in.u64();
+    r.used_percent = in.f64();
+    for (int64_t* v : {&r.ts_ms, &r.window_minutes, &r.resets_at_ms}) *v = in.i64();
   }
   b.warnings.resize(in.count());
   for (auto& w : b.warnings) {

@@ -583,6 +583,26 @@ void ChunkWriter::write_usage() {
   }
 }
 
+void ChunkWriter::write_rate_limits() {
+  if (batch_.rate_limits.empty()) return;
+  auto insert = db_.cached(R"sql(
+    INSERT OR REPLACE INTO rate_limits (source_id, source_offset, limit_id, window_name,
+      session_uid, flavor, ts_ms, used_percent, window_minutes, resets_at_ms)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULLIF(?7, 0), ?8, NULLIF(?9, 0), NULLIF(?10, 0)))sql");
+  for (const auto& r : batch_.rate_limits)
+    insert->bind(1, cursor_.id)
+        .bind(2, static_cast<int64_t>(r.source_offset))
+        .bind(3, r.limit_id)
+        .bind(4, r.window)
+        .bind(5, prefix_ + r.session_id)
+        .bind(6, cursor_.flavor)
+        .bind(7, r.ts_ms)
+        .bind(8, r.used_percent)
+        .bind(9, r.window_minutes)
+        .bind(10, r.resets_at_ms)
+        .run();
+}
+
 void ChunkWriter::refresh_forks() {
   for (const auto& [id, origin] : origins_)
     if (!origin.empty()) forks_changed_.insert(uid_of(id));

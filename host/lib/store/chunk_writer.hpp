@@ -42,6 +42,8 @@ class ChunkWriter {
   void write_events();
   // One row per model call; a repeated key keeps the record with the largest total.
   void write_usage();
+  // One row per window a record reported; a record read again replaces its rows.
+  void write_rate_limits();
   // Any new record of a session (usage-only chunks too) makes its digests stale.
   void mark_ingested();
   void write_warnings();

@@ -557,6 +557,26 @@ CREATE INDEX usage_time ON usage(ts_ms);
 PRAGMA incremental_vacuum;
 )sql";
 
+// Version 16. The rate limits a provider announced (Codex token_count.rate_limits): one row per
+// window a record reported, kept like the usage ledger (Tier 2, never evicted; a rewritten
+// source's rows are read again). `usage --limits` reads the latest of each window.
+constexpr const char* kSchemaV16RateLimits = R"sql(
+CREATE TABLE rate_limits (
+  source_id      INTEGER NOT NULL,
+  source_offset  INTEGER NOT NULL,
+  limit_id       TEXT    NOT NULL,   -- the provider's name of the limit; '' = the default
+  window_name    TEXT    NOT NULL,   -- primary, secondary
+  session_uid    TEXT    NOT NULL,
+  flavor         TEXT    NOT NULL,
+  ts_ms          INTEGER,            -- when the record reported it; NULL = unknown
+  used_percent   REAL    NOT NULL,
+  window_minutes INTEGER,            -- NULL = unknown
+  resets_at_ms   INTEGER,            -- NULL = unknown
+  PRIMARY KEY (source_id, source_offset, limit_id, window_name)
+) WITHOUT ROWID;
+CREATE INDEX rate_limits_latest ON rate_limits(flavor, limit_id, window_name, ts_ms);
+)sql";
+
 // Every schema change is a new entry, applied in order and never edited once released.
 struct Migration {
   int version;
@@ -578,6 +598,7 @@ constexpr Migration kMigrations[] = {
     {13, kSchemaV13Quarantine},
     {14, kSchemaV14ForksAndSearch},
     {15, kSchemaV15WordForms},
+    {16, kSchemaV16RateLimits},
 };
 static_assert(kMigrations[std::size(kMigrations) - 1].version == kStoreSchemaVersion,
               "kStoreSchemaVersion must name the last migration");

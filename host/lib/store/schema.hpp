@@ -5,7 +5,7 @@ namespace helix {
 
 class Database;
 
-inline constexpr int kStoreSchemaVersion = 15;
+inline constexpr int kStoreSchemaVersion = 16;
 
 // Creates or upgrades the schema; refuses a store written by a newer helix-host.
 void migrate(Database& db);

@@ -265,6 +265,7 @@ void Store::delete_source_rows(int64_t source_id, const Keys& coming_back) {
   for (const char* sql :
        {"DELETE FROM events WHERE source_id = ?", "DELETE FROM usage WHERE source_id = ?",
         "DELETE FROM agent_costs WHERE source_id = ?",
+        "DELETE FROM rate_limits WHERE source_id = ?",
         "DELETE FROM payload_packs WHERE source_id = ?", "DELETE FROM warnings WHERE source_id = ?",
         "DELETE FROM session_redactions WHERE source_id = ?"}) {
     auto st = db_.cached(sql);
@@ -433,6 +434,7 @@ CommitStats Store::write_chunk(SourceCursor& cursor, const RecordBatch& batch,
   chunk.write_packs(compressor_.get());
   chunk.write_events();
   chunk.write_usage();
+  chunk.write_rate_limits();
   chunk.mark_ingested();
   chunk.write_warnings();
   chunk.write_redactions();

@@ -372,7 +372,7 @@ int64_t measured_tier2_bytes(Store& store) {
   // The usage ledger is Tier 2: one small row per model call, kept with the digests.
   return pages_where(db, R"sql(tbl_name IN ('digests', 'usage_days', 'retention_events', 'usage',
       'usage_rollup', 'usage_rollup_stale', 'digest_coverage', 'digest_seen_records',
-      'agent_costs', 'imported_prices', 'pricing_state')
+      'agent_costs', 'imported_prices', 'pricing_state', 'rate_limits')
       OR tbl_name LIKE 'search\_digests%' ESCAPE '\')sql");
 }
 }  // namespace helix

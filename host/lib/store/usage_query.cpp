@@ -101,4 +101,19 @@ void for_each_usage_call(Store& store, const UsageScope& scope, int64_t since_ms
   }
 }
 
+std::vector<RateLimitState> latest_rate_limits(Store& store, const std::string& flavor) {
+  // SQLite takes the bare columns of a MAX() aggregate from the row that has the maximum.
+  auto st = store.database().prepare(R"sql(
+    SELECT flavor, limit_id, window_name, session_uid, used_percent,
+      COALESCE(window_minutes, 0), COALESCE(resets_at_ms, 0), MAX(ts_ms)
+    FROM rate_limits WHERE ?1 = '' OR flavor = ?1
+    GROUP BY flavor, limit_id, window_name ORDER BY flavor, limit_id, window_name)sql");
+  st.bind(1, flavor);
+  std::vector<RateLimitState> out;
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.real(4), st.integer(5),
+                   st.integer(6), st.is_null(7) ? 0 : st.integer(7)});
+  return out;
+}
+
 }  // namespace helix

@@ -1,6 +1,6 @@
 // The reads behind usage reports: usage_days rows (a session's tokens and cost per UTC day and
-// model) with their session's facts, and the usage ledger's single model calls priced one by
-// one (for local days and 5-hour blocks).
+// model) with their session's facts, the usage ledger's single model calls priced one by one
+// (for local days and 5-hour blocks), and the latest rate limit of each window.
 #pragma once
 
 #include "store/digest_store.hpp"
@@ -54,5 +54,16 @@ struct UsageCall {
 // session's model).
 void for_each_usage_call(Store& store, const UsageScope& scope, int64_t since_ms, int64_t until_ms,
                          UsagePricer& prices, const std::function<void(const UsageCall&)>& visit);
+
+// The latest state of one window of a provider's rate limit (helix.rate_limits/1).
+struct RateLimitState {
+  std::string flavor, limit_id, window, session_uid;
+  double used_percent = 0;
+  int64_t window_minutes = 0, resets_at_ms = 0, reported_at_ms = 0;  // 0 = unknown
+};
+
+// The most recently reported state of each (flavor, limit, window), of `flavor` ("" = all),
+// ordered by flavor, limit and window.
+std::vector<RateLimitState> latest_rate_limits(Store& store, const std::string& flavor);
 
 }  // namespace helix
