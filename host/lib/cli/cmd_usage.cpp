@@ -417,6 +417,68 @@ int usage_blocks(const Globals& g, const po::variables_map& vm, Store& store,
   return kExitOk;
 }
 
+// "5h", "7d", "90m": a window's length as people say it ("-" when unknown).
+std::string window_length(int64_t minutes) {
+  if (minutes <= 0) return "-";
+  if (minutes % (24 * 60) == 0) return fmt::format("{}d", minutes / (24 * 60));
+  if (minutes % 60 == 0) return fmt::format("{}h", minutes / 60);
+  return fmt::format("{}m", minutes);
+}
+
+boost::json::object limit_json(const RateLimitState& l, int64_t now) {
+  auto at = [](int64_t ms) { return ms ? boost::json::value(iso8601(ms)) : nullptr; };
+  return {{"flavor", l.flavor},
+          {"limit_id", l.limit_id},
+          {"window", l.window},
+          {"used_percent", l.used_percent},
+          {"left_percent", std::max(0.0, 100 - l.used_percent)},
+          {"window_minutes", l.window_minutes ? boost::json::value(l.window_minutes) : nullptr},
+          {"resets_at", at(l.resets_at_ms)},
+          {"reset_passed", l.resets_at_ms != 0 && l.resets_at_ms <= now},
+          {"reported_at", at(l.reported_at_ms)},
+          {"session", l.session_uid}};
+}
+
+// usage --limits: how much of each rate-limit window is left, as the agent last reported it.
+// A window whose reset time has passed has started again since: its figure is only history.
+int usage_limits(const Globals& g, const po::variables_map& vm, Store& store,
+                 const UsageRequest& r) {
+  const int64_t now = now_ms();
+  const auto limits = latest_rate_limits(store, r.scope.flavor);
+  if (vm.count("json")) {
+    boost::json::array out;
+    for (const auto& l : limits) out.push_back(limit_json(l, now));
+    std::cout << to_json(
+                     boost::json::object{{"timezone", r.zone.name()}, {"limits", std::move(out)}})
+              << "\n";
+    return kExitOk;
+  }
+  if (limits.empty()) {
+    std::cout << "no rate limits reported (Codex CLI writes them with its token counts)\n";
+    return kExitOk;
+  }
+  auto when = [&](int64_t ms) { return ms ? r.zone.minute(ms) : std::string("-"); };
+  Table table({{"AGENT"},
+               {"LIMIT"},
+               {"WINDOW"},
+               {"USED", true},
+               {"LEFT", true},
+               {"LENGTH", true},
+               {"RESETS"},
+               {"REPORTED"}});
+  for (const auto& l : limits)
+    table.add({l.flavor, l.limit_id.empty() ? "-" : l.limit_id, l.window,
+               fmt::format("{:g}%", l.used_percent),
+               fmt::format("{:g}%", std::max(0.0, 100 - l.used_percent)),
+               window_length(l.window_minutes),
+               when(l.resets_at_ms) + (l.resets_at_ms && l.resets_at_ms <= now ? " (passed)" : ""),
+               when(l.reported_at_ms)});
+  std::cout << table.render(g.style.width);
+  std::cout << fmt::format("times in {}; a window whose reset has passed has started again\n",
+                           r.zone.name());
+  return kExitOk;
+}
+
 // --limit (the newest, or the biggest rows) and --reverse.
 void keep_limit(const po::variables_map& vm, const UsageRequest& r, std::vector<UsageRow>& rows) {
   if (vm.count("limit")) {
@@ -508,6 +570,8 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   if (r.range.until_ms != INT64_MAX) r.scope.until_day = utc_day(r.range.until_ms);
   if (vm.count("limit") && vm["limit"].as<int64_t>() < 1)
     throw UsageError("--limit must be at least 1");
+  if (vm.count("fleet") && vm.count("limits"))
+    throw UsageError("--limits reads this machine's store: it cannot be used with --fleet");
   if (vm.count("fleet")) return fleet_usage(g, config, vm, r);
   if (r.by == "host" || r.by == "member")
     throw UsageError(fmt::format("--by {} groups the team's usage: it needs --fleet", r.by));
@@ -516,6 +580,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   r.scope.flavor = checked_flavor(store, vm);
   r.scope.repo = checked_repo(store, vm);
   if (vm.count("report")) return usage_blocks(g, vm, store, r);
+  if (vm.count("limits")) return usage_limits(g, vm, store, r);
   std::vector<UsageRow> rows = read_rows(store, r);
   keep_limit(vm, r, rows);
   UsageTokens total;

@@ -128,7 +128,8 @@ void describe_usage(CommandOptions& c) {
   add_filters(c, "usage");
   c.options.add_options()("limit,n", po::value<int64_t>()->value_name("N"),
                           "at most N rows (the newest)")("reverse", "oldest first")(
-      "fleet", "the team's totals, from the fleet database ([fleet]; UTC days)");
+      "fleet", "the team's totals, from the fleet database ([fleet]; UTC days)")(
+      "limits", "the latest rate-limit headroom of each window the agents reported (Codex)");
   c.positional.add("report", 1);
   c.choices["by"] = {"day",  "week",   "month", "session", "model",
                      "repo", "flavor", "host",  "member"};
