@@ -349,6 +349,48 @@ BOOST_AUTO_TEST_CASE(every_cost_report_warns_about_unpriced_models) {
   BOOST_TEST(priced.err.find("no price") == std::string::npos);
 }
 
+// usage --limits (issue 16): the latest state of each rate-limit window the Codex fixtures
+// reported, from their real token_count lines: the newest primary window is the 0.146 line of
+// 2026-08-03 (1% of a week), the newest secondary the 0.104 session of 2026-02-23 19:36 (11%).
+BOOST_AUTO_TEST_CASE(usage_limits_shows_the_latest_headroom_of_each_window) {
+  Sample& s = sample();
+  Run r = s.helix("usage --limits --json");
+  BOOST_TEST_REQUIRE(r.exit_code == 0);
+  std::map<std::string, json::object> named;  // "<limit>/<window>" -> its state
+  for (const auto& l : array_at(r.out, "limits")) {
+    const auto& o = l.as_object();
+    BOOST_TEST(o.at("flavor").as_string() == "codex");
+    named[std::string(o.at("limit_id").as_string()) + "/" +
+          std::string(o.at("window").as_string())] = o;
+  }
+  BOOST_TEST_REQUIRE(named.count("codex/primary") == 1u);
+  BOOST_TEST_REQUIRE(named.count("codex/secondary") == 1u);
+  const auto& primary = named["codex/primary"];
+  BOOST_TEST(primary.at("used_percent").as_double() == 1.0);
+  BOOST_TEST(primary.at("left_percent").as_double() == 99.0);
+  BOOST_TEST(primary.at("window_minutes").as_int64() == 10080);
+  BOOST_TEST(primary.at("resets_at").as_string() == "2026-08-05T19:35:30.000Z");
+  BOOST_TEST(primary.at("reported_at").as_string() == "2026-08-03T10:48:56.000Z");
+  const auto& secondary = named["codex/secondary"];
+  BOOST_TEST(secondary.at("used_percent").as_double() == 11.0);
+  BOOST_TEST(secondary.at("window_minutes").as_int64() == 10080);
+  BOOST_TEST(secondary.at("resets_at").as_string() == "2026-03-01T09:01:42.000Z");
+  BOOST_TEST(secondary.at("reset_passed").as_bool());
+  BOOST_TEST(secondary.at("session").as_string() == "codex:019c8bfe-ec25-79e0-97d7-bda6a9c575ff");
+
+  // The table gives reset times in the user's zone.
+  Run tokyo = s.helix("usage --limits --timezone Asia/Tokyo");
+  BOOST_TEST(tokyo.exit_code == 0);
+  BOOST_TEST(tokyo.out.find("2026-03-01 18:01 (passed)") != std::string::npos, tokyo.out);
+  BOOST_TEST(tokyo.out.find("2026-08-06 04:35") != std::string::npos, tokyo.out);
+  BOOST_TEST(tokyo.out.find("times in Asia/Tokyo") != std::string::npos);
+  // Other flavors report none; the fleet does not hold them.
+  BOOST_TEST(array_at(s.helix("usage --limits --json --flavor claude").out, "limits").empty());
+  Run fleet = s.helix("usage --limits --fleet");
+  BOOST_TEST(fleet.exit_code == 2);
+  BOOST_TEST(fleet.err.find("cannot be used with --fleet") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(dates_take_the_forms_people_type_and_reject_malformed_ones) {
   Sample& s = sample();
   auto days = [&](const std::string& args) {

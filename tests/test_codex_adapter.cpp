@@ -663,13 +663,101 @@ BOOST_AUTO_TEST_CASE(usage_records_dedupe_on_response_id_and_carry_the_model) {
   }
   BOOST_TEST(keys.size() == 6u);
   BOOST_TEST(keys.count("01a2029b-bd0f-7b52-b27b-ba8d4ea361c8/resp_0") == 1u);
-  // Token-count deltas are unique records (empty key) with the turn's model.
+  // Token-count deltas are named by the cumulative total they end at, with the turn's model.
   RecordBatch desktop = parse(kDesktop104);
   BOOST_TEST(desktop.usage.size() == 81u);  // 162 lines, 1 null info, 80 repeats
+  keys.clear();
   for (const auto& u : desktop.usage) {
-    BOOST_TEST(u.key.empty());
+    keys.insert(u.key);
+    BOOST_TEST(u.key.starts_with("019c8a4c-ed82-79a1-aa28-7738fc5ab61a/total/"));
     BOOST_TEST(!u.model.empty());
   }
+  BOOST_TEST(keys.size() == 81u);
+  // The last delta ends at the file's final total_token_usage.
+  BOOST_TEST(desktop.usage.back().key ==
+             "019c8a4c-ed82-79a1-aa28-7738fc5ab61a/total/7204025/6836352/36075/17896/7240100");
+}
+
+// Per-event tokens (issue 16): the deltas of token_count lines (0.32 to 0.14x, no
+// token_usage_record) sit at the last item the model wrote before them, so that event shows
+// the call's tokens instead of every event showing 0.
+BOOST_AUTO_TEST_CASE(token_count_deltas_sit_at_the_response_they_count) {
+  for (const auto& fixture : {kExec077, kDesktop104, kSmall104, kTui125}) {
+    BOOST_TEST_CONTEXT(fixture) {
+      RecordBatch batch = parse(fixture);
+      BOOST_TEST_REQUIRE(!batch.usage.empty());
+      for (const auto& u : batch.usage) {
+        const auto at = std::find_if(batch.events.begin(), batch.events.end(), [&](const auto& e) {
+          return e.source_offset == u.source_offset && e.ordinal == 0;
+        });
+        BOOST_TEST_REQUIRE((at != batch.events.end()), "usage at " << u.source_offset);
+        BOOST_TEST((at->kind == "assistant_msg" || at->kind == "tool_call" || at->kind == "edit" ||
+                    at->kind == "thinking" || at->kind == "test_run"),
+                   at->kind);
+      }
+    }
+  }
+}
+
+// ---- rate limits ----------------------------------------------------------------------------
+
+// token_count.rate_limits as each era wrote them (codex.md §3.1), from the fixtures' real
+// lines: 0.104 {limit_id, primary/secondary {used_percent, window_minutes, resets_at}}, the
+// composite's 0.146 line with a null secondary, its 0.41-0.47 line (resets_in_seconds; its
+// time trimmed, so no reset time) and its 0.40 line (flat primary_*/secondary_* fields).
+BOOST_AUTO_TEST_CASE(rate_limits_of_every_era_are_reported_per_window) {
+  RecordBatch desktop = parse(kDesktop104);
+  BOOST_TEST_REQUIRE(desktop.rate_limits.size() == 324u);  // 162 token_count lines, 2 windows
+  const auto& primary = desktop.rate_limits[322];
+  const auto& secondary = desktop.rate_limits[323];
+  BOOST_TEST(primary.session_id == "019c8a4c-ed82-79a1-aa28-7738fc5ab61a");
+  BOOST_TEST(primary.source_offset == 277424u);
+  BOOST_TEST(primary.ts_ms == 1771850733360);  // 2026-02-23T12:45:33.360Z
+  BOOST_TEST(primary.limit_id == "codex");
+  BOOST_TEST(primary.window == "primary");
+  BOOST_TEST(primary.used_percent == 25.0);
+  BOOST_TEST(primary.window_minutes == 300);
+  BOOST_TEST(primary.resets_at_ms == 1771864834000);
+  BOOST_TEST(secondary.window == "secondary");
+  BOOST_TEST(secondary.used_percent == 8.0);
+  BOOST_TEST(secondary.window_minutes == 10080);
+  BOOST_TEST(secondary.resets_at_ms == 1772355702000);
+
+  RecordBatch composite = parse(kComposite);
+  std::vector<std::tuple<std::string, double, int64_t, int64_t>> got;
+  for (const auto& r : composite.rate_limits)
+    got.emplace_back(r.window, r.used_percent, r.window_minutes, r.resets_at_ms);
+  const std::vector<std::tuple<std::string, double, int64_t, int64_t>> expected = {
+      {"primary", 1.0, 10080, 1785958530000},  // 0.146: secondary null, not reported
+      {"primary", 0.0, 0, 0},                  // 0.41-0.47: resets_in_seconds, time unknown
+      {"secondary", 0.0, 0, 0},
+      {"primary", 0.0, 0, 0},  // 0.40: flat fields, no reset time
+      {"secondary", 0.0, 0, 0}};
+  BOOST_TEST((got == expected));
+
+  // 0.169 (W3) writes rate_limits with null windows when the provider sent none.
+  BOOST_TEST(parse(kExec169).rate_limits.empty());
+}
+
+// 0.41-0.47 gave the time left instead of the reset time: it counts from the line's own time.
+// No fixture has such a line with a time and non-zero figures (the composite's is trimmed and
+// all zero), so this one has its shape (composite line 86) with figures of our own.
+BOOST_AUTO_TEST_CASE(a_reset_given_in_seconds_counts_from_the_record_time) {
+  helix::test::TempDir dir;
+  const std::string line =
+      R"({"timestamp":"2025-09-20T10:00:00.000Z","type":"event_msg","payload":{"type":)"
+      R"("token_count","info":null,"rate_limits":{"primary":{"used_percent":12.5,)"
+      R"("window_minutes":300,"resets_in_seconds":1800},"secondary":{"used_percent":3.0,)"
+      R"("window_minutes":10080,"resets_in_seconds":86400}}}})";
+  const auto path = dir / "rollout-2025-09-20T10-00-00-0199a000-0000-7000-8000-000000000041.jsonl";
+  helix::test::write_file(path, line + "\n");
+  RecordBatch batch = codex().parse_file(path);
+  BOOST_TEST_REQUIRE(batch.rate_limits.size() == 2u);
+  const int64_t at = 1758362400000;  // 2025-09-20T10:00:00Z
+  BOOST_TEST(batch.rate_limits[0].resets_at_ms == at + 1800 * 1000);
+  BOOST_TEST(batch.rate_limits[0].used_percent == 12.5);
+  BOOST_TEST(batch.rate_limits[1].resets_at_ms == at + 86400 * 1000);
+  BOOST_TEST(batch.rate_limits[1].limit_id.empty());
 }
 
 // ---- chunked parsing ------------------------------------------------------------------------

@@ -473,14 +473,10 @@ class CodexAdapter : public helix::Adapter {
   // totals are the duplicates and estimates Codex emits; a drop is a reset (re-baseline); the
   // parent's replayed totals in a fork are only a baseline. Once the file has
   // token_usage_record lines (W3), those are the usage and token_count only tracks the total.
+  // The rate limits every token_count carries (also those without usage) are reported as they
+  // are, but for a fork's replayed copies of the parent's.
   void on_token_count(helix::ParseContext& ctx, const bj::object& event, std::string_view stamp,
                       int64_t ts, uint64_t offset) {
-    const auto* info = obj(event, "info");
-    const auto* total_usage = info ? obj(*info, "total_token_usage") : nullptr;
-    if (!total_usage) return;
-    const Tokens total = read_tokens(*total_usage);
-    if (const auto* last = obj(*info, "last_token_usage"); last && !state_.summarizing)
-      state_.context_tokens = num(*last, "input_tokens");
     bool replayed = false;
     if (!state_.replay_second.empty()) {
       replayed = stamp.substr(0, 19) == state_.replay_second;
@@ -489,6 +485,13 @@ class CodexAdapter : public helix::Adapter {
         state_.replay_done = true;
       }
     }
+    if (!replayed) report_rate_limits(ctx, event, ts, offset);
+    const auto* info = obj(event, "info");
+    const auto* total_usage = info ? obj(*info, "total_token_usage") : nullptr;
+    if (!total_usage) return;
+    const Tokens total = read_tokens(*total_usage);
+    if (const auto* last = obj(*info, "last_token_usage"); last && !state_.summarizing)
+      state_.context_tokens = num(*last, "input_tokens");
     if (total == state_.previous_total) return;
     Tokens delta;
     for (std::size_t i = 0; i < total.size(); ++i)
@@ -496,7 +499,47 @@ class CodexAdapter : public helix::Adapter {
     state_.previous_total = total;
     if (replayed || state_.has_usage_records) return;
     if (std::all_of(delta.begin(), delta.end(), [](int64_t v) { return v == 0; })) return;
-    emit_usage(ctx, delta, {}, ts, offset);
+    // The cumulative total names the delta: a total seen again (the same file read from
+    // another place, a resumed file's seeded total) is the same call, and a keyed record can
+    // sit at the response it counts.
+    std::string key(session_id());
+    key += "/total";
+    for (int64_t v : total) key += "/" + std::to_string(v);
+    emit_usage(ctx, delta, key, ts, offset);
+  }
+
+  // token_count.rate_limits (codex.md §3.1): 0.41 on, {primary, secondary} windows of
+  // {used_percent, window_minutes, resets_at (Unix seconds) | resets_in_seconds (0.41-0.47)},
+  // named by limit_id from February 2026; 0.40 wrote flat primary_*/secondary_* fields.
+  void report_rate_limits(helix::ParseContext& ctx, const bj::object& event, int64_t ts,
+                          uint64_t offset) const {
+    const auto* limits = obj(event, "rate_limits");
+    if (!limits) return;
+    const std::string_view limit_id = str(*limits, "limit_id");
+    for (const char* window : {"primary", "secondary"}) {
+      helix::RateLimit r{.session_id = session_id(),
+                         .source_offset = offset,
+                         .ts_ms = ts,
+                         .limit_id = limit_id,
+                         .window = window};
+      if (const auto* w = obj(*limits, window)) {
+        const auto* used = w->if_contains("used_percent");
+        if (!used || !used->is_number()) continue;
+        r.used_percent = helix::json::real(used);
+        r.window_minutes = num(*w, "window_minutes");
+        if (const int64_t at = num(*w, "resets_at"); at > 0)
+          r.resets_at_ms = at * 1000;
+        else if (const auto* in = w->if_contains("resets_in_seconds"); in && ts > 0)
+          r.resets_at_ms = ts + num(in) * 1000;
+      } else {
+        const std::string prefix(window);
+        const auto* used = limits->if_contains(prefix + "_used_percent");
+        if (!used || !used->is_number()) continue;
+        r.used_percent = helix::json::real(used);
+        r.window_minutes = num(*limits, prefix + "_window_minutes");
+      }
+      ctx.rate_limit(r);
+    }
   }
 
   // W3: one record per model response; its response_id makes replays and duplicates one call.
@@ -548,10 +591,10 @@ constexpr helix_resume_ext kResume = helix::resume_command("Codex CLI", kResumeA
 }  // namespace
 }  // namespace codex
 
-HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.1.0",
+HELIX_ADAPTER(codex::CodexAdapter, .name = "codex", .version = "1.2.0",
               .description =
                   "OpenAI Codex CLI rollouts, {timestamp,type,payload} eras (0.32 and "
                   "later)",
               .flavor = "codex", .root_env = "CODEX_HOME", .roots = codex::kRoots,
               .patterns = codex::kPatterns, .resume = &codex::kResume, .hook = &codex::kHook,
-              .reparse_below = "1.1.0")
+              .reparse_below = "1.2.0")
