@@ -732,6 +732,17 @@ BOOST_AUTO_TEST_CASE(the_cli_shows_swept_gemini_sessions) {
   for (const auto& row : report.at("rows").as_array())
     if (row.at("session").as_string() == tools) input = row.at("input_tokens").to_number<int64_t>();
   BOOST_TEST(input == tokens_in_file(kTools)[0]);
+  // Per-event tokens (issue 16): each session's usage shows on its events, also that of the
+  // replies the CLI appended with their tokens before their text or tool calls (the subagent's).
+  for (const auto& row : report.at("rows").as_array()) {
+    const std::string uid(row.at("session").as_string());
+    const bj::value shown = bj::parse(helix("show " + uid + " --json --all").out);
+    int64_t on_events = 0;
+    for (const auto& e : shown.at("events").as_array())
+      if (const auto* t = e.as_object().if_contains("tokens"); t && t->is_number())
+        on_events += t->to_number<int64_t>();
+    BOOST_TEST(on_events == row.at("total_tokens").to_number<int64_t>(), uid);
+  }
 
   const auto exported = helix("export " + tools + " --format md");
   BOOST_TEST(exported.exit_code == 0);

@@ -253,7 +253,9 @@ std::vector<EventRow> Store::events(const std::string& uid, bool with_bodies) {
     SELECT e.seq, e.parent_seq, e.ts_ms, e.source_offset, e.ordinal, e.kind, e.role, e.tool,
       e.summary, e.uid, e.parent_uid, e.call_id, e.model, src.path, e.is_sidechain, e.pack_id,
       e.payload_off, e.payload_len, e.text_off, e.text_len,
-      CASE WHEN e.ordinal = 0 THEN (SELECT SUM(u.input_tokens + u.output_tokens +
+      CASE WHEN e.ordinal = (SELECT MIN(o.ordinal) FROM events o WHERE o.source_id = e.source_id
+             AND o.source_offset = e.source_offset AND o.shadowed = 0)
+           THEN (SELECT SUM(u.input_tokens + u.output_tokens +
              u.cache_read_tokens + u.cache_creation_tokens) FROM usage u
            WHERE u.source_id = e.source_id AND u.source_offset = e.source_offset) END
     FROM events e JOIN sources src ON src.id = e.source_id
