@@ -701,11 +701,11 @@ BOOST_AUTO_TEST_CASE(token_count_deltas_sit_at_the_response_they_count) {
 
 // ---- rate limits ----------------------------------------------------------------------------
 
-// token_count.rate_limits as each era wrote them (codex.md §3.1), from the fixtures' real
-// lines: 0.104 {limit_id, primary/secondary {used_percent, window_minutes, resets_at}}, the
-// composite's 0.146 line with a null secondary, its 0.41-0.47 line (resets_in_seconds; its
-// time trimmed, so no reset time) and its 0.40 line (flat primary_*/secondary_* fields).
-BOOST_AUTO_TEST_CASE(rate_limits_of_every_era_are_reported_per_window) {
+// token_count.rate_limits as Codex wrote them from 0.48 on (codex.md §3.1), from the fixtures'
+// real lines: 0.104 {limit_id, primary/secondary {used_percent, window_minutes, resets_at}},
+// and the composite's 0.146 line with a null secondary (its later token_count lines follow a
+// replayed session_meta and count as the replay, like their usage).
+BOOST_AUTO_TEST_CASE(rate_limits_are_reported_per_window) {
   RecordBatch desktop = parse(kDesktop104);
   BOOST_TEST_REQUIRE(desktop.rate_limits.size() == 324u);  // 162 token_count lines, 2 windows
   const auto& primary = desktop.rate_limits[322];
@@ -724,40 +724,60 @@ BOOST_AUTO_TEST_CASE(rate_limits_of_every_era_are_reported_per_window) {
   BOOST_TEST(secondary.resets_at_ms == 1772355702000);
 
   RecordBatch composite = parse(kComposite);
-  std::vector<std::tuple<std::string, double, int64_t, int64_t>> got;
-  for (const auto& r : composite.rate_limits)
-    got.emplace_back(r.window, r.used_percent, r.window_minutes, r.resets_at_ms);
-  const std::vector<std::tuple<std::string, double, int64_t, int64_t>> expected = {
-      {"primary", 1.0, 10080, 1785958530000},  // 0.146: secondary null, not reported
-      {"primary", 0.0, 0, 0},                  // 0.41-0.47: resets_in_seconds, time unknown
-      {"secondary", 0.0, 0, 0},
-      {"primary", 0.0, 0, 0},  // 0.40: flat fields, no reset time
-      {"secondary", 0.0, 0, 0}};
-  BOOST_TEST((got == expected));
+  BOOST_TEST_REQUIRE(composite.rate_limits.size() == 1u);  // secondary null: not reported
+  BOOST_TEST(composite.rate_limits[0].window == "primary");
+  BOOST_TEST(composite.rate_limits[0].used_percent == 1.0);
+  BOOST_TEST(composite.rate_limits[0].window_minutes == 10080);
+  BOOST_TEST(composite.rate_limits[0].resets_at_ms == 1785958530000);
 
   // 0.169 (W3) writes rate_limits with null windows when the provider sent none.
   BOOST_TEST(parse(kExec169).rate_limits.empty());
 }
 
-// 0.41-0.47 gave the time left instead of the reset time: it counts from the line's own time.
-// No fixture has such a line with a time and non-zero figures (the composite's is trimmed and
-// all zero), so this one has its shape (composite line 86) with figures of our own.
-BOOST_AUTO_TEST_CASE(a_reset_given_in_seconds_counts_from_the_record_time) {
+// The older shapes: 0.40's flat primary_*/secondary_* fields (no reset time) and 0.41-0.47's
+// resets_in_seconds, counted from the line's own time. The first two lines are the composite's
+// lines 87 and 86 as they are, but for a time in their trimmed timestamp; the third has 86's
+// shape with figures of our own (no fixture has such a line with a time and non-zero figures).
+BOOST_AUTO_TEST_CASE(older_rate_limit_shapes_are_read) {
   helix::test::TempDir dir;
-  const std::string line =
+  const std::string lines =
+      R"({"timestamp":"2025-09-20T10:00:00.000Z","type":"event_msg","payload":{"type":)"
+      R"("token_count","info":{"total_token_usage":{"input_tokens":0,"cached_input_tokens":0,)"
+      R"("output_tokens":0,"reasoning_output_tokens":0,"total_tokens":0},"last_token_usage":)"
+      R"({"input_tokens":0,"cached_input_tokens":0,"output_tokens":0,"reasoning_output_tokens":0,)"
+      R"("total_tokens":0},"model_context_window":0},"rate_limits":{"primary_used_percent":0,)"
+      R"("secondary_used_percent":0,"primary_to_secondary_ratio_percent":0,)"
+      R"("primary_window_minutes":0,"secondary_window_minutes":0}}})"
+      "\n"
+      R"({"timestamp":"2025-09-20T10:00:00.000Z","type":"event_msg","payload":{"type":)"
+      R"("token_count","info":null,"rate_limits":{"primary":{"used_percent":0,)"
+      R"("window_minutes":0,"resets_in_seconds":0},"secondary":{"used_percent":0,)"
+      R"("window_minutes":0,"resets_in_seconds":0}}}})"
+      "\n"
       R"({"timestamp":"2025-09-20T10:00:00.000Z","type":"event_msg","payload":{"type":)"
       R"("token_count","info":null,"rate_limits":{"primary":{"used_percent":12.5,)"
       R"("window_minutes":300,"resets_in_seconds":1800},"secondary":{"used_percent":3.0,)"
-      R"("window_minutes":10080,"resets_in_seconds":86400}}}})";
+      R"("window_minutes":10080,"resets_in_seconds":86400}}}})"
+      "\n";
   const auto path = dir / "rollout-2025-09-20T10-00-00-0199a000-0000-7000-8000-000000000041.jsonl";
-  helix::test::write_file(path, line + "\n");
+  helix::test::write_file(path, lines);
   RecordBatch batch = codex().parse_file(path);
-  BOOST_TEST_REQUIRE(batch.rate_limits.size() == 2u);
+  BOOST_TEST_REQUIRE(batch.rate_limits.size() == 6u);
   const int64_t at = 1758362400000;  // 2025-09-20T10:00:00Z
-  BOOST_TEST(batch.rate_limits[0].resets_at_ms == at + 1800 * 1000);
-  BOOST_TEST(batch.rate_limits[0].used_percent == 12.5);
-  BOOST_TEST(batch.rate_limits[1].resets_at_ms == at + 86400 * 1000);
-  BOOST_TEST(batch.rate_limits[1].limit_id.empty());
+  std::vector<std::tuple<std::string, double, int64_t, int64_t>> got;
+  for (const auto& r : batch.rate_limits) {
+    got.emplace_back(r.window, r.used_percent, r.window_minutes, r.resets_at_ms);
+    BOOST_TEST(r.limit_id.empty());
+    BOOST_TEST(r.ts_ms == at);
+  }
+  const std::vector<std::tuple<std::string, double, int64_t, int64_t>> expected = {
+      {"primary", 0.0, 0, 0},  // 0.40: no reset time
+      {"secondary", 0.0, 0, 0},
+      {"primary", 0.0, 0, at},  // 0.41: resets in 0 s
+      {"secondary", 0.0, 0, at},
+      {"primary", 12.5, 300, at + 1800 * 1000},
+      {"secondary", 3.0, 10080, at + 86400 * 1000}};
+  BOOST_TEST((got == expected));
 }
 
 // ---- chunked parsing ------------------------------------------------------------------------
@@ -789,6 +809,7 @@ BOOST_AUTO_TEST_CASE(chunked_parsing_gives_the_same_events_and_usage) {
         RecordBatch pieces = adapter.parse_file_in_chunks(helix::test::fixture(f), chunk);
         BOOST_TEST((events(pieces) == events(whole)));
         BOOST_TEST((usage(pieces) == usage(whole)));
+        BOOST_TEST(pieces.rate_limits.size() == whole.rate_limits.size());
         BOOST_TEST(merged_session(pieces).native_id == merged_session(whole).native_id);
         BOOST_TEST(merged_session(pieces).model == merged_session(whole).model);
       }

@@ -90,6 +90,7 @@ class AdapterHarness {
     }
     for (auto& s : from.sessions) into.sessions.push_back(std::move(s));
     for (auto& u : from.usage) into.usage.push_back(std::move(u));
+    for (auto& r : from.rate_limits) into.rate_limits.push_back(std::move(r));
     for (auto& w : from.warnings) into.warnings.push_back(std::move(w));
     if (from.saved_state) into.saved_state = std::move(from.saved_state);
   }

@@ -248,6 +248,7 @@ void AdapterWorker::parse(std::string_view path, uint32_t layout, uint64_t base_
   move_all(batch.sessions, got.sessions);
   move_all(batch.events, got.events);
   move_all(batch.usage, got.usage);
+  move_all(batch.rate_limits, got.rate_limits);
   move_all(batch.warnings, got.warnings);
   move_all(batch.payloads, got.payloads);
   if (got.saved_state) batch.saved_state = std::move(got.saved_state);
