@@ -100,7 +100,6 @@ class LogParser {
       line(data.substr(pos, end - pos), ctx_.base_offset() + pos);
       pos = end + 1;
     }
-    mapper_.flush_usage();
     facts_.emit(ctx_, ledger_.session_id, source_.parent_id, ledger_.model);
     ctx_.save_state(ledger_.save());
   }
@@ -269,7 +268,6 @@ void parse_conversation_document(helix::ParseContext& ctx) {
         mapper.map(*m, doc.substr(spans[i].begin, spans[i].end - spans[i].begin),
                    ctx.base_offset() + spans[i].begin);
   }
-  mapper.flush_usage();
   facts.emit(ctx, ledger.session_id, source.parent_id, ledger.model);
 }
 
@@ -310,8 +308,7 @@ class GeminiAdapter final : public helix::Adapter {
 }  // namespace gemini
 
 HELIX_ADAPTER(
-    gemini::GeminiAdapter, .name = "gemini", .version = "0.2.0",
+    gemini::GeminiAdapter, .name = "gemini", .version = "0.1.0",
     .description = "Google Gemini CLI sessions (~/.gemini/tmp/*/chats, .jsonl and .json eras)",
     .flavor = "gemini", .root_env = "GEMINI_CLI_HOME", .roots = gemini::kRoots,
-    .patterns = gemini::kPatterns, .resume = &gemini::kResume, .hook = &gemini::kHook,
-    .reparse_below = "0.2.0")
+    .patterns = gemini::kPatterns, .resume = &gemini::kResume, .hook = &gemini::kHook)

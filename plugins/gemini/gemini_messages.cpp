@@ -185,8 +185,6 @@ bool MessageMapper::is_session_context(const bj::object& message) {
 void MessageMapper::map(const bj::object& message, std::string_view raw, uint64_t offset) {
   const std::string_view id = str(message, "id");
   const Base base{id, raw, offset, helix::json::iso8601_ms(str(message, "timestamp"))};
-  if (pending_ && pending_->id != id) flush_usage();  // before the ledger moves on
-  emitted_ = 0;
   facts_.saw_time(base.ts_ms);
   first_copy_ = !ledger_.messages.contains(id);
   if (first_copy_) {
@@ -248,22 +246,7 @@ void MessageMapper::map_gemini(const bj::object& m, const Base& base) {
   if (const auto* calls = arr(m, "toolCalls"))
     for (const auto& call : *calls)
       if (const auto* c = call.if_object()) map_tool_call(*c, base, model);
-  const auto* tokens = obj(m, "tokens");
-  if (!tokens || ledger_.latest.id != base.id || ledger_.latest.usage) return;
-  if (emitted_ == 0) {  // nothing to show yet: the tokens wait for the copy that shows the reply
-    pending_ =
-        PendingUsage{std::string(base.id), std::string(model), base.offset, base.ts_ms, *tokens};
-    return;
-  }
-  pending_.reset();
-  emit_usage(*tokens, base, model);
-}
-
-void MessageMapper::flush_usage() {
-  if (!pending_) return;
-  const PendingUsage p = std::move(*pending_);
-  pending_.reset();
-  emit_usage(p.tokens, Base{p.id, {}, p.offset, p.ts_ms}, p.model);
+  if (const auto* tokens = obj(m, "tokens")) emit_usage(*tokens, base, model);
 }
 
 // info and warning are the CLI's own notices (lifecycle); error is an error it showed.
@@ -407,7 +390,6 @@ void MessageMapper::emit(helix::Event event, const Base& base) const {
   if (event.ts_ms == 0) event.ts_ms = base.ts_ms;
   event.payload = base.payload;
   ctx_.event(event);
-  ++emitted_;
 }
 
 }  // namespace gemini

@@ -10,7 +10,6 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <helix/adapter.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,10 +45,6 @@ class MessageMapper {
   // Emits what the ledger has not seen of the message at `offset`, whose bytes are `raw`.
   void map(const boost::json::object& message, std::string_view raw, uint64_t offset);
 
-  // Emits the token record a reply's copy left waiting (see PendingUsage); call at the end of
-  // every parse call, so no tokens wait beyond it.
-  void flush_usage();
-
   // True for the <session_context> message the CLI puts first in its history.
   static bool is_session_context(const boost::json::object& message);
 
@@ -75,22 +70,10 @@ class MessageMapper {
   void emit_main(helix::Event event, const Base& base);
   void emit(helix::Event event, const Base& base) const;
 
-  // The CLI appends a reply with its tokens before its content or tool calls and re-appends it
-  // whole as they come: the tokens wait for the copy that gives the reply's events, so that
-  // event shows them (within one parse call; flush_usage places them at their own copy).
-  struct PendingUsage {
-    std::string id, model;
-    uint64_t offset = 0;
-    int64_t ts_ms = 0;
-    boost::json::object tokens;
-  };
-
   const helix::ParseContext& ctx_;
   Ledger& ledger_;
   SessionFacts& facts_;
   bool first_copy_ = true;  // of the message being mapped
-  std::optional<PendingUsage> pending_;
-  mutable uint32_t emitted_ = 0;  // events the copy being mapped gave
 };
 
 }  // namespace gemini
