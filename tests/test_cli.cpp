@@ -349,6 +349,30 @@ BOOST_AUTO_TEST_CASE(every_cost_report_warns_about_unpriced_models) {
   BOOST_TEST(priced.err.find("no price") == std::string::npos);
 }
 
+// Per-event tokens (issue 16): in every Claude, Codex and Grok session of the sample, the tokens
+// show --json gives its events add up to the session's usage (Codex's token_count deltas were
+// on no event: every event said 0).
+BOOST_AUTO_TEST_CASE(event_tokens_add_up_to_each_sessions_usage) {
+  Sample& s = sample();
+  std::map<std::string, int64_t> per_flavor;
+  for (const auto& v : array_at(s.helix("sessions --json").out)) {
+    const auto& session = v.as_object();
+    const std::string uid(session.at("session_uid").as_string());
+    const auto& cost = session.at("cost").as_object();
+    int64_t usage = 0;
+    for (const char* key :
+         {"input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens"})
+      if (cost.at(key).is_number()) usage += cost.at(key).to_number<int64_t>();
+    int64_t on_events = 0;
+    for (const auto& e : array_at(s.helix("show '" + uid + "' --json --all").out, "events"))
+      if (const auto* t = e.as_object().if_contains("tokens"); t && t->is_number())
+        on_events += t->to_number<int64_t>();
+    BOOST_TEST(on_events == usage, uid);
+    per_flavor[std::string(session.at("flavor").as_string())] += on_events;
+  }
+  for (const char* flavor : {"claude", "codex", "grok"}) BOOST_TEST(per_flavor[flavor] > 0, flavor);
+}
+
 // usage --limits (issue 16): the latest state of each rate-limit window the Codex fixtures
 // reported, from their real token_count lines. Three 0.104 sessions of 2026-02-23 report both
 // windows (the 12:40 one ends at 25% and 8%); the newest report is the 20:34 session's last
