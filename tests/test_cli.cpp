@@ -847,3 +847,159 @@ BOOST_AUTO_TEST_CASE(hooks_install_and_uninstall_edit_each_agents_settings_safel
   BOOST_TEST(gemini.at("hooks").as_object().contains("AfterAgent"));
   BOOST_TEST(gemini.at("hooks").as_object().contains("SessionEnd"));
 }
+
+// Every backup helix made of `file`, each holding `original`.
+std::size_t backups_of(const std::filesystem::path& file, const std::string& original) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(file.parent_path()))
+    if (e.path().filename().string().starts_with(file.filename().string() + ".helix-backup-")) {
+      ++n;
+      BOOST_TEST(helix::test::read_file(e.path()) == original);
+    }
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(hooks_install_adds_claudes_user_mcp_server_beside_the_users_own) {
+  TempDir dir;
+  // No CLAUDE_CONFIG_DIR: Claude Code keeps its user-scope servers in ~/.claude.json.
+  const std::string env =
+      fmt::format("env -u CLAUDE_CONFIG_DIR HOME={0}/home ", dir.path().string());
+  auto hooks = [&](const std::string& args) {
+    return run_helix(env, dir / "store", "hooks " + args, dir / "stderr.txt");
+  };
+  const auto file = dir / "home/.claude.json";
+  const std::string mine =
+      R"({"numStartups":7,"projects":{"/src/a":{"mcpServers":{}}},"mcpServers":{"playwright":)"
+      R"({"type":"stdio","command":"npx","args":["@playwright/mcp@latest"],"env":{}}}})";
+  helix::test::write_file(file, mine);
+  Run dry = hooks("install claude --dry-run");
+  BOOST_TEST(dry.exit_code == 0);
+  BOOST_TEST(dry.out.find("+    \"helix\": {") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == mine);
+  BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
+
+  BOOST_TEST(hooks("install claude").exit_code == 0);
+  const auto installed = json::parse(helix::test::read_file(file));
+  const auto original = json::parse(mine);
+  BOOST_TEST(installed.at("numStartups") == original.at("numStartups"));
+  BOOST_TEST(installed.at("projects") == original.at("projects"));
+  BOOST_TEST(installed.at("mcpServers").at("playwright") ==
+             original.at("mcpServers").at("playwright"));
+  const auto& helix = installed.at("mcpServers").at("helix").as_object();
+  BOOST_TEST(helix.at("type") == "stdio");
+  BOOST_TEST(std::string(helix.at("command").as_string()).ends_with("/helix-host"));
+  BOOST_TEST(helix.at("args") ==
+             json::parse(fmt::format(R"(["--store","{}","mcp"])", (dir / "store").string())));
+  BOOST_TEST(helix.at("env") == json::object());
+  BOOST_TEST(backups_of(file, mine) == 1u);
+  BOOST_TEST(std::filesystem::exists(dir / "home/.claude/settings.json"));  // and the hook
+
+  const std::string once = helix::test::read_file(file);
+  BOOST_TEST(hooks("install claude").out.find("nothing to do") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == once);
+  const auto status = json::parse(hooks("status claude --json").out);
+  BOOST_TEST(status.at("parts").at(1).at("part") == "mcp_server");
+  BOOST_TEST(std::string(status.at("parts").at(1).at("file").as_string()) == file.string());
+  BOOST_TEST(status.at("parts").at(1).at("installed") == true);
+
+  const auto removed = json::parse(hooks("uninstall claude --json").out);
+  BOOST_TEST(json::parse(helix::test::read_file(file)) == original);
+  BOOST_TEST(removed.at("parts").at(1).at("installed") == false);
+  BOOST_TEST(removed.at("files").at(0).at("removed") == true);  // settings.json was only helix's
+  BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
+  BOOST_TEST(hooks("status claude").out.find("not installed") != std::string::npos);
+
+  // --no-mcp: the hook alone.
+  BOOST_TEST(hooks("install claude --no-mcp").exit_code == 0);
+  BOOST_TEST(json::parse(helix::test::read_file(file)) == original);
+  BOOST_TEST(hooks("uninstall claude --no-mcp").exit_code == 0);
+
+  // A server of another program named "helix" is never replaced, and nothing is written.
+  const std::string taken = R"({"mcpServers":{"helix":{"command":"helix-notes","args":[]}}})";
+  helix::test::write_file(file, taken);
+  Run refused = hooks("install claude");
+  BOOST_TEST(refused.exit_code == 2);
+  BOOST_TEST(refused.err.find("does not run 'helix-host mcp'") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == taken);
+  BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
+}
+
+BOOST_AUTO_TEST_CASE(hooks_install_adds_the_mcp_server_to_codex_grok_and_gemini_configs) {
+  TempDir dir;
+  const std::string env = fmt::format(
+      "CODEX_HOME={0}/codex GROK_HOME={0}/grok GEMINI_CLI_HOME={0}/gemini ", dir.path().string());
+  auto hooks = [&](const std::string& args) {
+    return run_helix(env, dir / "store", "hooks " + args, dir / "stderr.txt");
+  };
+  const std::string block = fmt::format(
+      "[mcp_servers.helix]\ncommand = \"{}\"\nargs = [\"--store\", \"{}\", \"mcp\"]\n",
+      (std::filesystem::path(HELIX_TEST_HOST_BINARY).parent_path() / "helix-host").string(),
+      (dir / "store").string());
+  // Codex: the server table goes after the user's own; uninstall gives the file back byte for
+  // byte (the notify hook included).
+  const auto codex = dir / "codex/config.toml";
+  const std::string codex_mine =
+      "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\nargs = [\"--port\", "
+      "\"0\"]\n\n[profiles.fast]\nmodel = \"o4-mini\"\n";
+  helix::test::write_file(codex, codex_mine);
+  Run dry = hooks("install codex --dry-run");
+  BOOST_TEST(dry.out.find("+[mcp_servers.helix]") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(codex) == codex_mine);
+  BOOST_TEST(hooks("install codex").exit_code == 0);
+  const std::string with = helix::test::read_file(codex);
+  BOOST_TEST(with.ends_with("model = \"o4-mini\"\n\n" + block));
+  BOOST_TEST(with.find("[mcp_servers.docs]\ncommand = \"docs-mcp\"") != std::string::npos);
+  BOOST_TEST(backups_of(codex, codex_mine) == 1u);
+  BOOST_TEST(hooks("install codex").out.find("nothing to do") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(codex) == with);
+  BOOST_TEST(hooks("uninstall codex").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(codex) == codex_mine);
+  // An entry of helix-host's own with other arguments (another store) is brought up to date,
+  // in place.
+  helix::test::write_file(codex,
+                          "[mcp_servers.helix]\ncommand = \"/opt/helix-host\"\nargs = "
+                          "[\"mcp\"]\n\n[profiles.fast]\nmodel = \"o4-mini\"\n");
+  BOOST_TEST(hooks("install codex --no-mcp").exit_code == 0);  // (the hook, to test beside it)
+  BOOST_TEST(hooks("install codex").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(codex).find(block + "\n[profiles.fast]") != std::string::npos);
+  // Not TOML, or a "helix" of another program: an error naming the file, nothing written.
+  const std::map<std::string, std::string> refusals = {
+      {"model = \n", "is not valid TOML (line 1"},
+      {"[mcp_servers.helix]\ncommand = \"notes\"\n", "does not run 'helix-host mcp'"}};
+  for (const auto& [bad, why] : refusals) {
+    helix::test::write_file(codex, bad);
+    Run refused = hooks("install codex");
+    BOOST_TEST(refused.exit_code == 2);
+    BOOST_TEST(refused.err.find(codex.string() + ": ") != std::string::npos);
+    BOOST_TEST(refused.err.find(why) != std::string::npos, refused.err);
+    BOOST_TEST(helix::test::read_file(codex) == bad);
+  }
+
+  // Grok Build: $GROK_HOME/config.toml, created and removed again when it held nothing else.
+  const auto grok = dir / "grok/config.toml";
+  BOOST_TEST(hooks("install grok").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(grok) == block);
+  BOOST_TEST(hooks("uninstall grok").exit_code == 0);
+  BOOST_TEST(!std::filesystem::exists(grok));
+  const std::string grok_mine = "[mcp_servers.linear]\nurl = \"https://mcp.linear.app/mcp\"\n";
+  helix::test::write_file(grok, grok_mine);
+  BOOST_TEST(hooks("install grok").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(grok) == grok_mine + "\n" + block);
+  BOOST_TEST(hooks("uninstall grok").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(grok) == grok_mine);
+
+  // Gemini CLI: mcpServers in the settings.json that also holds the hooks.
+  const auto gemini = dir / "gemini/settings.json";
+  const std::string gemini_mine = R"({"theme":"Default","mcpServers":{"git":{"command":"uvx",)"
+                                  R"("args":["mcp-server-git"],"trust":false}}})";
+  helix::test::write_file(gemini, gemini_mine);
+  BOOST_TEST(hooks("install gemini").exit_code == 0);
+  const auto settings = json::parse(helix::test::read_file(gemini));
+  BOOST_TEST(settings.at("mcpServers").at("git") ==
+             json::parse(gemini_mine).at("mcpServers").at("git"));
+  BOOST_TEST(settings.at("mcpServers").at("helix").at("args").at(2) == "mcp");
+  BOOST_TEST(!settings.at("mcpServers").at("helix").as_object().contains("type"));
+  BOOST_TEST(settings.at("hooks").as_object().contains("AfterAgent"));
+  BOOST_TEST(hooks("uninstall gemini").exit_code == 0);
+  BOOST_TEST(json::parse(helix::test::read_file(gemini)) == json::parse(gemini_mine));
+}

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <toml++/toml.h>
 #include <boost/json.hpp>
+
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -161,7 +163,206 @@ std::string toml_without_hook(std::string_view settings) {
   return lines.size() == before ? std::string(settings) : joined(lines);
 }
 
+// --- the MCP server entry ---
+
+constexpr std::string_view kServerName = "helix";
+
+bool is_helix_server_argv(std::string_view command, bool runs_mcp) {
+  return command.ends_with("helix-host") && runs_mcp;
+}
+
+bool is_helix_server(const boost::json::value& entry) {
+  const auto* o = entry.if_object();
+  const auto* command = o ? o->if_contains("command") : nullptr;
+  const auto* args = o ? o->if_contains("args") : nullptr;
+  if (!command || !command->is_string() || !args || !args->is_array()) return false;
+  bool runs_mcp = false;
+  for (const auto& a : args->get_array()) runs_mcp = runs_mcp || (a.is_string() && a == "mcp");
+  return is_helix_server_argv(command->get_string(), runs_mcp);
+}
+
+std::runtime_error foreign_server(std::string_view agent) {
+  return std::runtime_error(fmt::format(
+      "the {} settings already name an MCP server \"helix\" that does not run 'helix-host mcp'; "
+      "rename or remove it first",
+      agent));
+}
+
+// As `claude mcp add --scope user` writes it for Claude Code; command and args for Gemini CLI.
+boost::json::object json_server_entry(std::string_view agent,
+                                      const std::vector<std::string>& argv) {
+  boost::json::object entry;
+  if (agent == "claude") entry["type"] = "stdio";
+  entry["command"] = argv.front();
+  entry["args"] = boost::json::array(argv.begin() + 1, argv.end());
+  if (agent == "claude") entry["env"] = boost::json::object();
+  return entry;
+}
+
+std::string json_with_server(std::string_view agent, std::string_view config,
+                             const std::vector<std::string>& argv) {
+  auto doc = parse_settings(agent, config);
+  const std::string before = doc.empty() ? "" : to_pretty_json(doc);
+  auto& servers = doc["mcpServers"];
+  if (servers.is_null()) servers = boost::json::object();
+  if (!servers.is_object())
+    throw std::runtime_error(
+        fmt::format("\"mcpServers\" in the {} settings is not an object", agent));
+  auto& entry = servers.as_object()[kServerName];
+  if (!entry.is_null() && !is_helix_server(entry)) throw foreign_server(agent);
+  entry = json_server_entry(agent, argv);
+  const std::string after = to_pretty_json(doc);
+  return after == before ? std::string(config) : after;
+}
+
+std::string json_without_server(std::string_view agent, std::string_view config) {
+  auto doc = parse_settings(agent, config);
+  auto* servers = doc.if_contains("mcpServers");
+  auto* entry =
+      servers && servers->is_object() ? servers->as_object().if_contains(kServerName) : nullptr;
+  if (!entry || !is_helix_server(*entry)) return std::string(config);
+  servers->as_object().erase(kServerName);
+  if (servers->as_object().empty()) doc.erase("mcpServers");
+  return to_pretty_json(doc);
+}
+
+toml::table parse_toml(std::string_view agent, std::string_view config) {
+  try {
+    return toml::parse(config);
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(
+        fmt::format("the {} config is not valid TOML (line {}: {}); fix the file first", agent,
+                    e.source().begin.line, e.description()));
+  }
+}
+
+enum class ServerEntry { absent, helix, other };
+
+// What `[mcp_servers.helix]` is in a Codex or Grok Build config.
+ServerEntry toml_server_entry(const toml::table& doc) {
+  const auto node = doc.at_path("mcp_servers.helix");
+  if (!node) return ServerEntry::absent;
+  const auto* entry = node.as_table();
+  if (!entry) return ServerEntry::other;
+  const auto command = (*entry)["command"].value<std::string>();
+  bool runs_mcp = false;
+  if (const auto* args = (*entry)["args"].as_array())
+    for (const auto& a : *args) runs_mcp = runs_mcp || a.value<std::string>() == "mcp";
+  return command && is_helix_server_argv(*command, runs_mcp) ? ServerEntry::helix
+                                                             : ServerEntry::other;
+}
+
+// A `[mcp_servers.helix]` (or `[mcp_servers.helix.env]`...) table header line.
+bool is_helix_table_header(std::string_view line) {
+  const auto open = line.find_first_not_of(" \t");
+  if (open == std::string_view::npos || line[open] != '[') return false;
+  std::string name;
+  for (char c : line.substr(open + 1, line.find(']') - open - 1))
+    if (c != ' ' && c != '\t' && c != '"') name += c;
+  return name == "mcp_servers.helix" || name.starts_with("mcp_servers.helix.");
+}
+
+bool is_table_header(std::string_view line) {
+  const auto start = line.find_first_not_of(" \t");
+  return start != std::string_view::npos && line[start] == '[';
+}
+
+bool is_blank(std::string_view line) {
+  return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+// The lines [first, last) of helix's tables, without the blank lines after them.
+std::pair<std::size_t, std::size_t> helix_block(const std::vector<std::string>& lines,
+                                                std::string_view agent) {
+  std::size_t first = 0;
+  while (first < lines.size() && !is_helix_table_header(lines[first])) ++first;
+  if (first == lines.size())
+    throw std::runtime_error(fmt::format(
+        "the {} config defines mcp_servers.helix in a form helix does not edit (not as a "
+        "[mcp_servers.helix] table); edit it by hand",
+        agent));
+  std::size_t last = first + 1;
+  while (last < lines.size() &&
+         (!is_table_header(lines[last]) || is_helix_table_header(lines[last])))
+    ++last;
+  while (last > first + 1 && is_blank(lines[last - 1])) --last;
+  return {first, last};
+}
+
+std::string toml_string(std::string_view text) {
+  return boost::json::serialize(boost::json::value(text));  // a TOML basic string too
+}
+
+std::vector<std::string> toml_server_block(const std::vector<std::string>& argv) {
+  std::string args;
+  for (std::size_t i = 1; i < argv.size(); ++i)
+    args += fmt::format("{}{}", i == 1 ? "" : ", ", toml_string(argv[i]));
+  return {"[mcp_servers.helix]", "command = " + toml_string(argv.front()),
+          fmt::format("args = [{}]", args)};
+}
+
+std::string toml_with_server(std::string_view agent, std::string_view config,
+                             const std::vector<std::string>& argv) {
+  auto lines = lines_of(config);
+  const auto block = toml_server_block(argv);
+  switch (toml_server_entry(parse_toml(agent, config))) {
+    case ServerEntry::other:
+      throw foreign_server(agent);
+    case ServerEntry::helix: {
+      const auto [first, last] = helix_block(lines, agent);
+      if (std::vector<std::string>(lines.begin() + static_cast<long>(first),
+                                   lines.begin() + static_cast<long>(last)) == block)
+        return std::string(config);
+      lines.erase(lines.begin() + static_cast<long>(first),
+                  lines.begin() + static_cast<long>(last));
+      lines.insert(lines.begin() + static_cast<long>(first), block.begin(), block.end());
+      break;
+    }
+    case ServerEntry::absent:
+      if (!lines.empty()) lines.emplace_back();
+      lines.insert(lines.end(), block.begin(), block.end());
+  }
+  const std::string after = joined(lines);
+  if (toml_server_entry(parse_toml(agent, after)) != ServerEntry::helix)
+    throw std::runtime_error(fmt::format(
+        "adding [mcp_servers.helix] to the {} config would not give a valid entry; add it by "
+        "hand:\n{}",
+        agent, joined(block)));
+  return after;
+}
+
+std::string toml_without_server(std::string_view agent, std::string_view config) {
+  if (toml_server_entry(parse_toml(agent, config)) != ServerEntry::helix)
+    return std::string(config);
+  auto lines = lines_of(config);
+  auto [first, last] = helix_block(lines, agent);
+  if (first > 0 && is_blank(lines[first - 1])) --first;  // the separator install added
+  lines.erase(lines.begin() + static_cast<long>(first), lines.begin() + static_cast<long>(last));
+  return joined(lines);
+}
+
 }  // namespace
+
+std::filesystem::path agent_mcp_file(std::string_view agent) {
+  if (agent == "claude") {
+    const char* dir = std::getenv("CLAUDE_CONFIG_DIR");
+    return (dir && *dir ? std::filesystem::path(dir) : std::filesystem::path(expand_home("~"))) /
+           ".claude.json";
+  }
+  if (agent == "grok") return home_of("GROK_HOME", "~/.grok") / "config.toml";
+  return agent_settings_file(agent);  // Codex's config.toml, Gemini CLI's settings.json
+}
+
+std::string with_mcp_server(std::string_view agent, std::string_view config,
+                            const std::vector<std::string>& argv) {
+  if (agent == "codex" || agent == "grok") return toml_with_server(agent, config, argv);
+  return json_with_server(agent, config, argv);
+}
+
+std::string without_mcp_server(std::string_view agent, std::string_view config) {
+  if (agent == "codex" || agent == "grok") return toml_without_server(agent, config);
+  return json_without_server(agent, config);
+}
 
 std::filesystem::path agent_settings_file(std::string_view agent) {
   if (agent == "claude") return home_of("CLAUDE_CONFIG_DIR", "~/.claude") / "settings.json";

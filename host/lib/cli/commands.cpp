@@ -151,13 +151,17 @@ void describe_hook(CommandOptions& c) {
 
 void describe_hooks(CommandOptions& c) {
   c.options.add_options()("action", po::value<std::string>()->value_name("ACTION"),
-                          "install or uninstall")(
+                          "install, uninstall or status")(
       "agent", po::value<std::string>()->value_name("AGENT"), "claude, codex, grok or gemini")(
       "dry-run", "print the change as a diff, write nothing")(
+      "no-mcp", "the hook only: leave the agent's MCP servers alone")(
       "settings", po::value<std::string>()->value_name("FILE"),
-      "the agent's settings file (default: where the agent reads it)");
+      "the agent's settings file (default: where the agent reads it)")(
+      "mcp-config", po::value<std::string>()->value_name("FILE"),
+      "the file of the agent's MCP servers (default: where the agent reads them)")(
+      "json", "what was (or would be) installed and changed, as JSON");
   c.positional.add("action", 1).add("agent", 1);
-  c.choices["action"] = {"install", "uninstall"};
+  c.choices["action"] = {"install", "uninstall", "status"};
   c.choices["agent"] = {"claude", "codex", "grok", "gemini"};
 }
 
@@ -342,9 +346,9 @@ const std::vector<CommandSpec> kCommands = {
      describe_hook,
      cmd_hook},
     {"hooks",
-     "install|uninstall AGENT",
-     "add or remove helix's hook in an agent's settings",
-     {"helix-host hooks install claude --dry-run", "helix-host hooks uninstall codex"},
+     "install|uninstall|status AGENT",
+     "add or remove helix's hook and MCP server in an agent's settings",
+     {"helix-host hooks install claude --dry-run", "helix-host hooks status codex --json"},
      describe_hooks,
      cmd_hooks},
     {"push",
