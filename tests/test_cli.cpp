@@ -735,6 +735,58 @@ BOOST_AUTO_TEST_CASE(every_command_speaks_json_with_the_same_field_names) {
   BOOST_TEST(!warnings.empty());
 }
 
+BOOST_AUTO_TEST_CASE(env_statusline_report_and_mcp_speak_json_too) {
+  Sample& s = sample();
+  const std::string uid = "claude:163396cf-348b-4175-90f5-5ca0986ac0f1";
+  const auto session = json::parse(s.helix("show " + uid + " --json").out).at("session");
+  // env: the values of the export lines, under the shared names.
+  const auto env = json::parse(s.helix("env " + uid + " --json").out).as_object();
+  BOOST_TEST(std::string(env.at("session_uid").as_string()) == uid);
+  BOOST_TEST(env.at("repo") == session.at("repo"));
+  BOOST_TEST(env.at("flavor") == "claude");
+  const Run exports = s.helix("env " + uid);
+  BOOST_TEST(exports.out.find(fmt::format("HELIX_TOKENS={}\n", env.at("tokens").as_int64())) !=
+             std::string::npos);
+  BOOST_TEST(std::string(env.at("store_db").as_string()).ends_with("/store/helix.db"));
+  BOOST_TEST(exports.out.find(std::string(env.at("store_db").as_string())) != std::string::npos);
+  // statusline: the figures of its line.
+  helix::test::write_file(s.dir / "status.json",
+                          R"({"session_id":"163396cf-348b-4175-90f5-5ca0986ac0f1"})");
+  const auto line =
+      json::parse(s.helix("statusline --json < " + (s.dir / "status.json").string()).out);
+  BOOST_TEST(std::string(line.at("session").at("session_uid").as_string()) == uid);
+  BOOST_TEST(line.at("session").at("cost_usd").as_double() ==
+             session.at("cost").at("cost_usd").as_double());
+  BOOST_TEST(line.at("today").at("cost_usd").is_double());
+  BOOST_TEST(line.at("today").at("day").as_string().size() == 10u);
+  BOOST_TEST(line.at("block").is_null());  // the fixtures' calls are long past
+  // report: what it wrote, every page there.
+  const auto report = json::parse(
+      s.helix("report --html --since 2000-01-01 --json --out " + (s.dir / "report").string()).out);
+  BOOST_TEST(std::filesystem::exists(std::string(report.at("index").as_string())));
+  BOOST_TEST(report.at("sessions").as_array().size() >= 4u);
+  for (const auto& r : report.at("sessions").as_array())
+    BOOST_TEST(std::filesystem::exists(std::string(r.at("page").as_string())));
+  // mcp: the catalogue a client's tools/list gets, without a store or a client.
+  const Run catalogue = run_helix(s.env, s.dir / "no-store", "mcp --json", s.dir / "e.txt");
+  BOOST_TEST(catalogue.exit_code == 0);
+  const auto mcp = json::parse(catalogue.out);
+  std::set<std::string> tools;
+  for (const auto& t : mcp.at("tools").as_array()) {
+    tools.insert(std::string(t.at("name").as_string()));
+    BOOST_TEST(t.at("inputSchema").at("type") == "object");
+  }
+  BOOST_TEST((tools == std::set<std::string>{"search_sessions", "list_sessions", "get_session",
+                                             "session_usage", "resume_command", "recall"}));
+  BOOST_TEST(json::parse(s.helix("mcp --json --fleet").out).at("tools").as_array().size() >
+             tools.size());
+  BOOST_TEST(mcp.at("resource_templates")
+                 .at(0)
+                 .at("uriTemplate")
+                 .as_string()
+                 .starts_with("helix://session/"));
+}
+
 BOOST_AUTO_TEST_CASE(show_hides_bookkeeping_and_digest_reads_as_a_summary) {
   Sample& s = sample();
   Run quiet = s.helix("show codex:01a2029b");

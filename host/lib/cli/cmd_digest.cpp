@@ -118,6 +118,16 @@ int cmd_env(const Globals& g, const std::vector<std::string>& args) {
   const double share = session->tool_calls > 0 ? static_cast<double>(session->infra_tool_calls) /
                                                      static_cast<double>(session->tool_calls)
                                                : 0;
+  if (vm.count("json")) {  // the same values, under the names every JSON output uses
+    std::cout << to_json(boost::json::object{{"session_uid", session->uid},
+                                             {"repo", session->repo},
+                                             {"flavor", session->flavor},
+                                             {"tokens", tokens},
+                                             {"infra_overhead_share", round_micro(share)},
+                                             {"store_db", db_file.string()}})
+              << "\n";
+    return kExitOk;
+  }
   std::cout << fmt::format("export HELIX_SESSION_UID={}\n", shell_quote(session->uid))
             << fmt::format("export HELIX_REPO={}\n", shell_quote(session->repo))
             << fmt::format("export HELIX_FLAVOR={}\n", shell_quote(session->flavor))

@@ -71,7 +71,10 @@ void describe_show(CommandOptions& c) {
 }
 
 void describe_json_only(CommandOptions& c) { c.options.add_options()("json", "JSON"); }
-void describe_nothing(CommandOptions&) {}
+
+void describe_statusline(CommandOptions& c) {
+  c.options.add_options()("json", "the same figures as one JSON object");
+}
 
 void describe_search(CommandOptions& c) {
   c.options.add_options()("query", po::value<Values>()->value_name("WORDS"),
@@ -115,7 +118,8 @@ void describe_digest(CommandOptions& c) {
 void describe_env(CommandOptions& c) {
   add_session_operand(c);
   c.options.add_options()("digester", po::value<std::string>()->value_name("NAME"),
-                          "whose digest (default: the primary digester)");
+                          "whose digest (default: the primary digester)")(
+      "json", "the same values as one JSON object");
 }
 
 void describe_usage(CommandOptions& c) {
@@ -179,12 +183,14 @@ void describe_report(CommandOptions& c) {
       "until", po::value<std::string>()->value_name("DAY"),
       "last day (YYYY-MM-DD; default: today, UTC)")(
       "out,o", po::value<std::string>()->default_value("helix-report")->value_name("DIR"),
-      "the folder to write index.html and sessions/*.html into");
+      "the folder to write index.html and sessions/*.html into")(
+      "json", "after writing, what was written as JSON");
 }
 
 void describe_mcp(CommandOptions& c) {
   c.options.add_options()("all-repos", "answer about every repository, not only the agent's own")(
-      "fleet", "also answer from the team's fleet database ([fleet]): team_usage, team_search");
+      "fleet", "also answer from the team's fleet database ([fleet]): team_usage, team_search")(
+      "json", "print the tools (with their JSON Schemas) and resource templates, then exit");
 }
 
 void describe_push(CommandOptions& c) {
@@ -264,7 +270,7 @@ const std::vector<CommandSpec> kCommands = {
      {"helix-host statusline < event.json",
       "settings.json: \"statusLine\": {\"type\": \"command\", \"command\": \"helix-host "
       "statusline\"}"},
-     describe_nothing,
+     describe_statusline,
      cmd_statusline},
     {"export",
      "SESSION",
@@ -300,7 +306,7 @@ const std::vector<CommandSpec> kCommands = {
     {"mcp",
      "",
      "a Model Context Protocol server on stdin/stdout, for agents",
-     {"helix-host mcp", "claude mcp add helix -- helix-host mcp"},
+     {"helix-host mcp", "helix-host mcp --json | jq '.tools[].name'"},
      describe_mcp,
      cmd_mcp},
     {"prices",
