@@ -1,6 +1,6 @@
 #include "cli/agent_settings.hpp"
 
-#include "cli/json_output.hpp"
+#include "base/json_text.hpp"
 #include "config/config.hpp"
 
 #include <fmt/format.h>

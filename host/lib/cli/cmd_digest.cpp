@@ -1,10 +1,10 @@
 #include "cli/cmd_digest.hpp"
 
+#include "base/json_text.hpp"
 #include "cli/cmd_sessions.hpp"
 #include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "digest/digest_runner.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"

@@ -1,11 +1,11 @@
 // helix-host hooks install|uninstall|status AGENT: adds or removes helix's hook and its MCP
 // server entry in the agent's own settings, with a backup of each file, idempotently; --dry-run
 // prints the change as a diff; status says what is there.
+#include "base/json_text.hpp"
 #include "cli/agent_settings.hpp"
 #include "cli/cmd_hook.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "config/config.hpp"
 
 #include <fmt/chrono.h>

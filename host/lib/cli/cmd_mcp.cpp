@@ -7,10 +7,10 @@
 
 #include "app/repository.hpp"
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "digest/digest_runner.hpp"
 #include "fleet/fleet_reader.hpp"
 #include "mcp/fleet_tools.hpp"

@@ -7,10 +7,10 @@
 #include <iostream>
 
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "digest/digest_runner.hpp"
 #include "recall/html_page.hpp"
 #include "recall/html_transcript.hpp"

@@ -4,10 +4,10 @@
 #include <boost/json.hpp>
 #include <iostream>
 
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "recall/resume_command.hpp"
 #include "store/store.hpp"

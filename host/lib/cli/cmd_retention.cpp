@@ -1,9 +1,9 @@
 #include "cli/cmd_retention.hpp"
 
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 
 #include "app/pipeline.hpp"
 #include "retention/retention.hpp"

@@ -1,5 +1,6 @@
 // helix-host sweep: the pipeline over every source, and what each of its steps did.
 #include "app/pipeline.hpp"
+#include "base/json_text.hpp"
 #include "base/suggest.hpp"
 #include "cli/cmd_digest.hpp"
 #include "cli/cmd_fleet.hpp"
@@ -7,7 +8,6 @@
 #include "cli/cmd_sessions.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "store/sweep_lock.hpp"
 
 #include <fmt/format.h>

@@ -1,11 +1,11 @@
 // helix-host usage (totals by day, week, month, session, model, repo or flavor, optionally per
 // model), usage blocks (5-hour billing windows as ccusage computes them) and statusline.
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_digest.hpp"
 #include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "cli/table.hpp"
 #include "fleet/fleet_reader.hpp"
 #include "recall/session_json.hpp"

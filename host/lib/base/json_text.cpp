@@ -1,4 +1,5 @@
-#include "cli/json_output.hpp"
+// JSON text as helix writes it (see json_text.hpp).
+#include "base/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -16,8 +17,14 @@ std::string plain_decimal(double value) {
   return text == "-0.0" ? "0.0" : text;
 }
 
+// The shortest text that reads back as `value`, still with a point or an exponent.
+std::string exact_decimal(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
 // `indent` < 0: on one line; else the current depth's indentation in spaces.
-// Pretty output is for files people edit: their numbers are written back as they were.
 void write(const boost::json::value& v, std::string& out, int indent = -1) {
   auto newline = [&](int depth) {
     if (indent >= 0) out += "\n" + std::string(static_cast<std::size_t>(depth), ' ');
@@ -25,11 +32,8 @@ void write(const boost::json::value& v, std::string& out, int indent = -1) {
   const int inner = indent >= 0 ? indent + 2 : -1;
   switch (v.kind()) {
     case boost::json::kind::double_: {
-      if (indent >= 0) {
-        out += boost::json::serialize(v);
-        return;
-      }
-      out += plain_decimal(v.get_double());
+      const double d = v.get_double();
+      out += !std::isfinite(d) ? "null" : indent >= 0 ? exact_decimal(d) : plain_decimal(d);
       return;
     }
     case boost::json::kind::array: {
