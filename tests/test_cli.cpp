@@ -624,6 +624,35 @@ BOOST_AUTO_TEST_CASE(colour_only_on_a_terminal_and_never_with_no_color_or_a_dumb
   BOOST_TEST(in_tty("TERM=xterm", "--color=never search hello").find(esc) == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(warnings_wrap_to_the_terminal_and_stay_one_line_when_piped) {
+  Sample& s = sample();
+  // Piped (even with COLUMNS set): one line per message, for logs and scripts.
+  Run piped = run_helix(s.env + "COLUMNS=60 ", s.dir / "store", "usage", s.dir / "e.txt");
+  const auto warning = piped.err.find("helix-host: warning: no price for ");
+  BOOST_REQUIRE(warning != std::string::npos);
+  const std::string one_line = piped.err.substr(warning, piped.err.find('\n', warning) - warning);
+  BOOST_TEST(one_line.size() > 120u);
+  BOOST_TEST(one_line.find("adds newer prices)") != std::string::npos);
+  // On a terminal of 60 columns: every line fits, the warning goes on over indented lines.
+  const auto log = s.dir / "tty-warning.txt";
+  helix::test::run_command(
+      fmt::format("script -qec \"env {} COLUMNS=60 TERM=xterm {} --plugins {} --store {} "
+                  "--no-pager usage\" {} >/dev/null 2>&1",
+                  s.env, HELIX_TEST_HOST_BINARY, HELIX_TEST_PLUGIN_DIR, (s.dir / "store").string(),
+                  log.string()),
+      s.dir / "stderr.txt");
+  std::string text = helix::test::read_file(log);
+  std::erase(text, '\r');
+  const auto first = text.find("helix-host: warning: no price for ");
+  BOOST_REQUIRE(first != std::string::npos);
+  const auto end = text.find("adds newer prices)", first);
+  BOOST_REQUIRE(end != std::string::npos);
+  const std::string wrapped = text.substr(first, end - first);
+  BOOST_TEST(std::count(wrapped.begin(), wrapped.end(), '\n') >= 2);
+  BOOST_TEST(wrapped.find("\n  ") != std::string::npos);
+  BOOST_TEST(widest_line(wrapped) <= 60u, wrapped);
+}
+
 BOOST_AUTO_TEST_CASE(long_output_goes_through_the_pager_on_a_terminal_only) {
   Sample& s = sample();
   const auto paged = s.dir / "paged.txt";

@@ -1,4 +1,5 @@
 #include "cli/cmd_digest.hpp"
+#include "cli/terminal.hpp"
 
 #include "base/json_text.hpp"
 #include "cli/cmd_sessions.hpp"
@@ -149,7 +150,7 @@ void print_digest_step(const DigestReport& r, bool quiet) {
                                r.repriced_sessions);
     std::cout << "\n";
   }
-  for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
+  for (const auto& p : r.problems) print_message(p);
 }
 
 }  // namespace helix
