@@ -24,46 +24,52 @@ std::string exact_decimal(double value) {
   return text;
 }
 
+void write(const boost::json::value& v, std::string& out, int indent);
+
 // `indent` < 0: on one line; else the current depth's indentation in spaces.
-void write(const boost::json::value& v, std::string& out, int indent = -1) {
-  auto newline = [&](int depth) {
-    if (indent >= 0) out += "\n" + std::string(static_cast<std::size_t>(depth), ' ');
-  };
+void newline(std::string& out, int indent) {
+  if (indent >= 0) out += "\n" + std::string(static_cast<std::size_t>(indent), ' ');
+}
+
+void write_array(const boost::json::array& a, std::string& out, int indent) {
   const int inner = indent >= 0 ? indent + 2 : -1;
+  out += '[';
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (i > 0) out += ',';
+    newline(out, inner);
+    write(a[i], out, inner);
+  }
+  if (!a.empty()) newline(out, indent);
+  out += ']';
+}
+
+void write_object(const boost::json::object& o, std::string& out, int indent) {
+  const int inner = indent >= 0 ? indent + 2 : -1;
+  out += '{';
+  bool first = true;
+  for (const auto& [key, e] : o) {
+    if (!first) out += ',';
+    first = false;
+    newline(out, inner);
+    out += boost::json::serialize(boost::json::string_view(key));
+    out += indent >= 0 ? ": " : ":";
+    write(e, out, inner);
+  }
+  if (!o.empty()) newline(out, indent);
+  out += '}';
+}
+
+void write(const boost::json::value& v, std::string& out, int indent) {
   switch (v.kind()) {
     case boost::json::kind::double_: {
       const double d = v.get_double();
       out += !std::isfinite(d) ? "null" : indent >= 0 ? exact_decimal(d) : plain_decimal(d);
       return;
     }
-    case boost::json::kind::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& e : v.get_array()) {
-        if (!first) out += ',';
-        first = false;
-        newline(inner);
-        write(e, out, inner);
-      }
-      if (!first) newline(indent);
-      out += ']';
-      return;
-    }
-    case boost::json::kind::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& [key, e] : v.get_object()) {
-        if (!first) out += ',';
-        first = false;
-        newline(inner);
-        out += boost::json::serialize(boost::json::string_view(key));
-        out += indent >= 0 ? ": " : ":";
-        write(e, out, inner);
-      }
-      if (!first) newline(indent);
-      out += '}';
-      return;
-    }
+    case boost::json::kind::array:
+      return write_array(v.get_array(), out, indent);
+    case boost::json::kind::object:
+      return write_object(v.get_object(), out, indent);
     default:
       out += boost::json::serialize(v);
   }
@@ -78,7 +84,7 @@ double round_micro(double value) {
 
 std::string to_json(const boost::json::value& value) {
   std::string out;
-  write(value, out);
+  write(value, out, -1);
   return out;
 }
 

@@ -322,7 +322,7 @@ std::string toml_with_server(std::string_view agent, std::string_view config,
       if (!lines.empty()) lines.emplace_back();
       lines.insert(lines.end(), block.begin(), block.end());
   }
-  const std::string after = joined(lines);
+  std::string after = joined(lines);
   if (toml_server_entry(parse_toml(agent, after)) != ServerEntry::helix)
     throw std::runtime_error(fmt::format(
         "adding [mcp_servers.helix] to the {} config would not give a valid entry; add it by "
