@@ -924,7 +924,7 @@ BOOST_AUTO_TEST_CASE(hooks_install_and_uninstall_edit_each_agents_settings_safel
   BOOST_TEST(hooks("uninstall grok").exit_code == 0);
   BOOST_TEST(!std::filesystem::exists(dir / "grok/hooks/helix.json"));
   BOOST_TEST(hooks("install gemini").exit_code == 0);
-  const auto gemini = json::parse(helix::test::read_file(dir / "gemini/settings.json"));
+  const auto gemini = json::parse(helix::test::read_file(dir / "gemini/.gemini/settings.json"));
   BOOST_TEST(gemini.at("hooks").as_object().contains("AfterAgent"));
   BOOST_TEST(gemini.at("hooks").as_object().contains("SessionEnd"));
 }
@@ -1070,7 +1070,7 @@ BOOST_AUTO_TEST_CASE(hooks_install_adds_the_mcp_server_to_codex_grok_and_gemini_
   BOOST_TEST(helix::test::read_file(grok) == grok_mine);
 
   // Gemini CLI: mcpServers in the settings.json that also holds the hooks.
-  const auto gemini = dir / "gemini/settings.json";
+  const auto gemini = dir / "gemini/.gemini/settings.json";
   const std::string gemini_mine = R"({"theme":"Default","mcpServers":{"git":{"command":"uvx",)"
                                   R"("args":["mcp-server-git"],"trust":false}}})";
   helix::test::write_file(gemini, gemini_mine);

@@ -368,7 +368,8 @@ std::filesystem::path agent_settings_file(std::string_view agent) {
   if (agent == "claude") return home_of("CLAUDE_CONFIG_DIR", "~/.claude") / "settings.json";
   if (agent == "codex") return home_of("CODEX_HOME", "~/.codex") / "config.toml";
   if (agent == "grok") return home_of("GROK_HOME", "~/.grok") / "hooks" / "helix.json";
-  if (agent == "gemini") return home_of("GEMINI_CLI_HOME", "~/.gemini") / "settings.json";
+  // Gemini CLI's override names the home that holds .gemini, as the adapter reads it.
+  if (agent == "gemini") return home_of("GEMINI_CLI_HOME", "~") / ".gemini" / "settings.json";
   throw std::invalid_argument(fmt::format("no settings file known for agent '{}'", agent));
 }
 

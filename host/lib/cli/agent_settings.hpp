@@ -13,7 +13,7 @@ namespace helix {
 // The settings file `agent` (claude, codex, grok, gemini) reads: Claude Code
 // $CLAUDE_CONFIG_DIR/settings.json (~/.claude), Codex $CODEX_HOME/config.toml (~/.codex),
 // Grok Build $GROK_HOME/hooks/helix.json (~/.grok; a file of helix's own), Gemini CLI
-// ~/.gemini/settings.json.
+// $GEMINI_CLI_HOME/.gemini/settings.json (~/.gemini).
 std::filesystem::path agent_settings_file(std::string_view agent);
 
 // The settings text with helix's hook (`hook_command`, e.g. "/usr/bin/helix-host hook claude")
