@@ -1005,6 +1005,43 @@ BOOST_AUTO_TEST_CASE(hooks_install_adds_claudes_user_mcp_server_beside_the_users
   BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
 }
 
+BOOST_AUTO_TEST_CASE(hooks_dry_run_shows_only_the_change_of_a_large_claude_json) {
+  TempDir dir;
+  const std::string env = fmt::format("env -u CLAUDE_CONFIG_DIR HOME={0} ", dir.path().string());
+  auto hooks = [&](const std::string& args) {
+    return run_helix(env, dir / "store", "hooks " + args, dir / "e.txt");
+  };
+  // ~/.claude.json grows with every project: thousands of lines around the one change.
+  json::object projects;
+  for (int i = 0; i < 3000; ++i)
+    projects[fmt::format("/src/p{}", i)] = json::object{{"history", json::array{"x", "y"}}};
+  const auto file = dir / ".claude.json";
+  helix::test::write_file(
+      file, json::serialize(json::object{{"projects", projects}, {"mcpServers", json::object{}}}));
+  BOOST_TEST(hooks("install claude").exit_code == 0);
+  BOOST_TEST(hooks("uninstall claude").exit_code == 0);
+  const std::string two_spaces = helix::test::read_file(file);  // now in helix's layout
+  BOOST_TEST(std::count(two_spaces.begin(), two_spaces.end(), '\n') > 9000);
+  Run dry = hooks("install claude --dry-run");
+  BOOST_TEST(dry.out.find("\n@@ -") != std::string::npos);
+  BOOST_TEST(dry.out.find("+    \"helix\": {") != std::string::npos);
+  BOOST_TEST(std::count(dry.out.begin(), dry.out.end(), '\n') < 80);  // hunks, not the file
+  // Laid out otherwise, every line changes: the diff is the file out and in, at once.
+  std::string four_spaces;
+  for (std::size_t at = 0; at < two_spaces.size();) {
+    const auto end = two_spaces.find('\n', at) + 1;
+    const std::string line = two_spaces.substr(at, end - at);
+    four_spaces += std::string(line.find_first_not_of(' '), ' ') + line;
+    at = end;
+  }
+  helix::test::write_file(file, four_spaces);
+  dry = hooks("install claude --dry-run");
+  BOOST_TEST(dry.exit_code == 0, dry.err);
+  BOOST_TEST(dry.out.find("+    \"helix\": {") != std::string::npos);
+  BOOST_TEST(dry.out.find("\n-        \"/src/p2999\": {") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == four_spaces);
+}
+
 BOOST_AUTO_TEST_CASE(hooks_install_adds_the_mcp_server_to_codex_grok_and_gemini_configs) {
   TempDir dir;
   const std::string env = fmt::format(

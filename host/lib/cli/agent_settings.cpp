@@ -341,6 +341,60 @@ std::string toml_without_server(std::string_view agent, std::string_view config)
   return joined(lines);
 }
 
+// One line of an edit script: ' ' kept, '-' removed, '+' added.
+struct Edit {
+  char op;
+  std::string_view line;
+};
+
+constexpr std::size_t kContext = 3;
+// Beyond this many cells, the changed middle is shown as removed then added, not minimised: a
+// file rewritten in another layout would otherwise need a table of its size squared.
+constexpr std::size_t kMaxLcsCells = std::size_t{4} << 20;
+
+// The edits from a[a0, a1) to b[b0, b1): a longest common subsequence, then the walk along it.
+void middle_edits(const std::vector<std::string>& a, std::size_t a0, std::size_t a1,
+                  const std::vector<std::string>& b, std::size_t b0, std::size_t b1,
+                  std::vector<Edit>& edits) {
+  const std::size_t n = a1 - a0, m = b1 - b0;
+  if ((n + 1) * (m + 1) > kMaxLcsCells) {
+    for (std::size_t i = a0; i < a1; ++i) edits.push_back({'-', a[i]});
+    for (std::size_t j = b0; j < b1; ++j) edits.push_back({'+', b[j]});
+    return;
+  }
+  std::vector<std::vector<std::size_t>> lcs(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = n; i-- > 0;)
+    for (std::size_t j = m; j-- > 0;)
+      lcs[i][j] =
+          a[a0 + i] == b[b0 + j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  std::size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[a0 + i] == b[b0 + j]) {
+      edits.push_back({' ', a[a0 + i++]});
+      ++j;
+    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      edits.push_back({'+', b[b0 + j++]});
+    } else {
+      edits.push_back({'-', a[a0 + i++]});
+    }
+  }
+}
+
+// From `a` to `b`: the common first and last lines kept, the middle between them minimised.
+std::vector<Edit> edit_script(const std::vector<std::string>& a,
+                              const std::vector<std::string>& b) {
+  std::size_t prefix = 0, suffix = 0;
+  while (prefix < a.size() && prefix < b.size() && a[prefix] == b[prefix]) ++prefix;
+  while (suffix < a.size() - prefix && suffix < b.size() - prefix &&
+         a[a.size() - 1 - suffix] == b[b.size() - 1 - suffix])
+    ++suffix;
+  std::vector<Edit> edits;
+  for (std::size_t i = 0; i < prefix; ++i) edits.push_back({' ', a[i]});
+  middle_edits(a, prefix, a.size() - suffix, b, prefix, b.size() - suffix, edits);
+  for (std::size_t i = a.size() - suffix; i < a.size(); ++i) edits.push_back({' ', a[i]});
+  return edits;
+}
+
 }  // namespace
 
 std::filesystem::path agent_mcp_file(std::string_view agent) {
@@ -387,22 +441,35 @@ std::string without_hook(std::string_view agent, std::string_view settings) {
 std::string line_diff(std::string_view before, std::string_view after, std::string_view name) {
   if (before == after) return {};
   const auto a = lines_of(before), b = lines_of(after);
-  // Longest common subsequence, then the edit script (the files are small).
-  std::vector<std::vector<std::size_t>> lcs(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = a.size(); i-- > 0;)
-    for (std::size_t j = b.size(); j-- > 0;)
-      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  const auto edits = edit_script(a, b);  // views into a and b
+  // Each changed line with up to kContext unchanged lines around it, in unified-diff hunks.
+  std::vector<bool> shown(edits.size());
+  for (std::size_t k = 0; k < edits.size(); ++k)
+    if (edits[k].op != ' ')
+      for (std::size_t c = k > kContext ? k - kContext : 0;
+           c < std::min(edits.size(), k + kContext + 1); ++c)
+        shown[c] = true;
   std::string out = fmt::format("--- {}\n+++ {} (after)\n", name, name);
-  std::size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    if (i < a.size() && j < b.size() && a[i] == b[j]) {
-      out += " " + a[i++] + "\n";
-      ++j;
-    } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out += "+" + b[j++] + "\n";
-    } else {
-      out += "-" + a[i++] + "\n";
+  std::size_t a_line = 1, b_line = 1;  // the numbers of the next line of each side
+  for (std::size_t k = 0; k < edits.size();) {
+    if (!shown[k]) {
+      a_line += edits[k].op != '+';
+      b_line += edits[k].op != '-';
+      ++k;
+      continue;
     }
+    std::string hunk;
+    std::size_t a_count = 0, b_count = 0;
+    for (; k < edits.size() && shown[k]; ++k) {
+      hunk += edits[k].op + std::string(edits[k].line) + "\n";
+      a_count += edits[k].op != '+';
+      b_count += edits[k].op != '-';
+    }
+    out += fmt::format("@@ -{},{} +{},{} @@\n", a_count ? a_line : a_line - 1, a_count,
+                       b_count ? b_line : b_line - 1, b_count) +
+           hunk;
+    a_line += a_count;
+    b_line += b_count;
   }
   return out;
 }

@@ -37,7 +37,8 @@ std::string with_mcp_server(std::string_view agent, std::string_view config,
                             const std::vector<std::string>& argv);
 std::string without_mcp_server(std::string_view agent, std::string_view config);
 
-// A unified-style line diff of `before` and `after` ("" when equal).
+// A unified diff of `before` and `after`, three lines of context around each change ("" when
+// equal).
 std::string line_diff(std::string_view before, std::string_view after, std::string_view name);
 
 }  // namespace helix
