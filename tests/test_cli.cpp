@@ -918,6 +918,15 @@ BOOST_AUTO_TEST_CASE(hooks_install_and_uninstall_edit_each_agents_settings_safel
   Run taken = hooks("install codex");
   BOOST_TEST(taken.exit_code == 2);
   BOOST_TEST(taken.err.find("call 'helix-host hook codex \"$1\"' from it") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(toml) == "notify = [\"my-notifier\"]\n");  // nothing written
+  // The MCP server alone, beside the user's own notify program.
+  BOOST_TEST(hooks("install codex --no-hook").exit_code == 0);
+  BOOST_TEST(
+      helix::test::read_file(toml).starts_with("notify = [\"my-notifier\"]\n\n"
+                                               "[mcp_servers.helix]\n"));
+  BOOST_TEST(hooks("uninstall codex --no-hook").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(toml) == "notify = [\"my-notifier\"]\n");
+  BOOST_TEST(hooks("install codex --no-hook --no-mcp").exit_code == 2);
   // Grok Build reads a file of helix's own; Gemini CLI its settings.json.
   BOOST_TEST(hooks("install grok").exit_code == 0);
   BOOST_TEST(std::filesystem::exists(dir / "grok/hooks/helix.json"));

@@ -144,7 +144,7 @@ std::string toml_with_hook(std::string_view settings, std::string_view command) 
         return std::string(settings);  // already installed
       throw std::runtime_error(fmt::format(
           "Codex already runs a notify program ({}); Codex takes one: call 'helix-host hook "
-          "codex \"$1\"' from it instead",
+          "codex \"$1\"' from it instead (--no-hook installs the MCP server alone)",
           l));
     }
   }

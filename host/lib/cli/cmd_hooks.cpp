@@ -68,13 +68,17 @@ std::vector<Part> parts_of(const Globals& g, const boost::program_options::varia
   const auto settings = vm.count("settings")
                             ? std::filesystem::path(vm["settings"].as<std::string>())
                             : agent_settings_file(agent);
+  if (vm.count("no-hook") && vm.count("no-mcp"))
+    throw UsageError("--no-hook and --no-mcp leave nothing to do: give at most one");
+  std::vector<Part> parts;
   auto hook_argv = helix_argv(g);
   hook_argv.insert(hook_argv.end(), {"hook", agent});
-  std::vector<Part> parts{{"hook", settings,
-                           [agent, command = joined_command(hook_argv)](std::string_view text) {
-                             return with_hook(agent, text, command);
-                           },
-                           [agent](std::string_view text) { return without_hook(agent, text); }}};
+  if (!vm.count("no-hook"))
+    parts.push_back({"hook", settings,
+                     [agent, command = joined_command(hook_argv)](std::string_view text) {
+                       return with_hook(agent, text, command);
+                     },
+                     [agent](std::string_view text) { return without_hook(agent, text); }});
   if (vm.count("no-mcp")) return parts;
   // Codex and Gemini CLI keep both in one file: --settings moves both.
   const bool one_file = agent_mcp_file(agent) == agent_settings_file(agent);

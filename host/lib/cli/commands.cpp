@@ -159,6 +159,7 @@ void describe_hooks(CommandOptions& c) {
       "agent", po::value<std::string>()->value_name("AGENT"), "claude, codex, grok or gemini")(
       "dry-run", "print the change as a diff, write nothing")(
       "no-mcp", "the hook only: leave the agent's MCP servers alone")(
+      "no-hook", "the MCP server only: leave the agent's hooks alone")(
       "settings", po::value<std::string>()->value_name("FILE"),
       "the agent's settings file (default: where the agent reads it)")(
       "mcp-config", po::value<std::string>()->value_name("FILE"),
