@@ -11,6 +11,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <fstream>
