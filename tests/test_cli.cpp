@@ -690,6 +690,35 @@ BOOST_AUTO_TEST_CASE(colour_only_on_a_terminal_and_never_with_no_color_or_a_dumb
   BOOST_TEST(in_tty("TERM=xterm", "--color=never search hello").find(esc) == std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(warnings_wrap_to_the_terminal_and_stay_one_line_when_piped) {
+  Sample& s = sample();
+  // Piped (even with COLUMNS set): one line per message, for logs and scripts.
+  Run piped = run_helix(s.env + "COLUMNS=60 ", s.dir / "store", "usage", s.dir / "e.txt");
+  const auto warning = piped.err.find("helix-host: warning: no price for ");
+  BOOST_REQUIRE(warning != std::string::npos);
+  const std::string one_line = piped.err.substr(warning, piped.err.find('\n', warning) - warning);
+  BOOST_TEST(one_line.size() > 120u);
+  BOOST_TEST(one_line.find("adds newer prices)") != std::string::npos);
+  // On a terminal of 60 columns: every line fits, the warning goes on over indented lines.
+  const auto log = s.dir / "tty-warning.txt";
+  helix::test::run_command(
+      fmt::format("script -qec \"env {} COLUMNS=60 TERM=xterm {} --plugins {} --store {} "
+                  "--no-pager usage\" {} >/dev/null 2>&1",
+                  s.env, HELIX_TEST_HOST_BINARY, HELIX_TEST_PLUGIN_DIR, (s.dir / "store").string(),
+                  log.string()),
+      s.dir / "stderr.txt");
+  std::string text = helix::test::read_file(log);
+  std::erase(text, '\r');
+  const auto first = text.find("helix-host: warning: no price for ");
+  BOOST_REQUIRE(first != std::string::npos);
+  const auto end = text.find("adds newer prices)", first);
+  BOOST_REQUIRE(end != std::string::npos);
+  const std::string wrapped = text.substr(first, end - first);
+  BOOST_TEST(std::count(wrapped.begin(), wrapped.end(), '\n') >= 2);
+  BOOST_TEST(wrapped.find("\n  ") != std::string::npos);
+  BOOST_TEST(widest_line(wrapped) <= 60u, wrapped);
+}
+
 BOOST_AUTO_TEST_CASE(long_output_goes_through_the_pager_on_a_terminal_only) {
   Sample& s = sample();
   const auto paged = s.dir / "paged.txt";
@@ -801,6 +830,58 @@ BOOST_AUTO_TEST_CASE(every_command_speaks_json_with_the_same_field_names) {
   BOOST_TEST(!warnings.empty());
 }
 
+BOOST_AUTO_TEST_CASE(env_statusline_report_and_mcp_speak_json_too) {
+  Sample& s = sample();
+  const std::string uid = "claude:163396cf-348b-4175-90f5-5ca0986ac0f1";
+  const auto session = json::parse(s.helix("show " + uid + " --json").out).at("session");
+  // env: the values of the export lines, under the shared names.
+  const auto env = json::parse(s.helix("env " + uid + " --json").out).as_object();
+  BOOST_TEST(std::string(env.at("session_uid").as_string()) == uid);
+  BOOST_TEST(env.at("repo") == session.at("repo"));
+  BOOST_TEST(env.at("flavor") == "claude");
+  const Run exports = s.helix("env " + uid);
+  BOOST_TEST(exports.out.find(fmt::format("HELIX_TOKENS={}\n", env.at("tokens").as_int64())) !=
+             std::string::npos);
+  BOOST_TEST(std::string(env.at("store_db").as_string()).ends_with("/store/helix.db"));
+  BOOST_TEST(exports.out.find(std::string(env.at("store_db").as_string())) != std::string::npos);
+  // statusline: the figures of its line.
+  helix::test::write_file(s.dir / "status.json",
+                          R"({"session_id":"163396cf-348b-4175-90f5-5ca0986ac0f1"})");
+  const auto line =
+      json::parse(s.helix("statusline --json < " + (s.dir / "status.json").string()).out);
+  BOOST_TEST(std::string(line.at("session").at("session_uid").as_string()) == uid);
+  BOOST_TEST(line.at("session").at("cost_usd").as_double() ==
+             session.at("cost").at("cost_usd").as_double());
+  BOOST_TEST(line.at("today").at("cost_usd").is_double());
+  BOOST_TEST(line.at("today").at("day").as_string().size() == 10u);
+  BOOST_TEST(line.at("block").is_null());  // the fixtures' calls are long past
+  // report: what it wrote, every page there.
+  const auto report = json::parse(
+      s.helix("report --html --since 2000-01-01 --json --out " + (s.dir / "report").string()).out);
+  BOOST_TEST(std::filesystem::exists(std::string(report.at("index").as_string())));
+  BOOST_TEST(report.at("sessions").as_array().size() >= 4u);
+  for (const auto& r : report.at("sessions").as_array())
+    BOOST_TEST(std::filesystem::exists(std::string(r.at("page").as_string())));
+  // mcp: the catalogue a client's tools/list gets, without a store or a client.
+  const Run catalogue = run_helix(s.env, s.dir / "no-store", "mcp --json", s.dir / "e.txt");
+  BOOST_TEST(catalogue.exit_code == 0);
+  const auto mcp = json::parse(catalogue.out);
+  std::set<std::string> tools;
+  for (const auto& t : mcp.at("tools").as_array()) {
+    tools.insert(std::string(t.at("name").as_string()));
+    BOOST_TEST(t.at("inputSchema").at("type") == "object");
+  }
+  BOOST_TEST((tools == std::set<std::string>{"search_sessions", "list_sessions", "get_session",
+                                             "session_usage", "resume_command", "recall"}));
+  BOOST_TEST(json::parse(s.helix("mcp --json --fleet").out).at("tools").as_array().size() >
+             tools.size());
+  BOOST_TEST(mcp.at("resource_templates")
+                 .at(0)
+                 .at("uriTemplate")
+                 .as_string()
+                 .starts_with("helix://session/"));
+}
+
 BOOST_AUTO_TEST_CASE(show_hides_bookkeeping_and_digest_reads_as_a_summary) {
   Sample& s = sample();
   Run quiet = s.helix("show codex:01a2029b");
@@ -903,13 +984,215 @@ BOOST_AUTO_TEST_CASE(hooks_install_and_uninstall_edit_each_agents_settings_safel
   Run taken = hooks("install codex");
   BOOST_TEST(taken.exit_code == 2);
   BOOST_TEST(taken.err.find("call 'helix-host hook codex \"$1\"' from it") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(toml) == "notify = [\"my-notifier\"]\n");  // nothing written
+  // The MCP server alone, beside the user's own notify program.
+  BOOST_TEST(hooks("install codex --no-hook").exit_code == 0);
+  BOOST_TEST(
+      helix::test::read_file(toml).starts_with("notify = [\"my-notifier\"]\n\n"
+                                               "[mcp_servers.helix]\n"));
+  BOOST_TEST(hooks("uninstall codex --no-hook").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(toml) == "notify = [\"my-notifier\"]\n");
+  BOOST_TEST(hooks("install codex --no-hook --no-mcp").exit_code == 2);
   // Grok Build reads a file of helix's own; Gemini CLI its settings.json.
   BOOST_TEST(hooks("install grok").exit_code == 0);
   BOOST_TEST(std::filesystem::exists(dir / "grok/hooks/helix.json"));
   BOOST_TEST(hooks("uninstall grok").exit_code == 0);
   BOOST_TEST(!std::filesystem::exists(dir / "grok/hooks/helix.json"));
   BOOST_TEST(hooks("install gemini").exit_code == 0);
-  const auto gemini = json::parse(helix::test::read_file(dir / "gemini/settings.json"));
+  const auto gemini = json::parse(helix::test::read_file(dir / "gemini/.gemini/settings.json"));
   BOOST_TEST(gemini.at("hooks").as_object().contains("AfterAgent"));
   BOOST_TEST(gemini.at("hooks").as_object().contains("SessionEnd"));
+}
+
+// Every backup helix made of `file`, each holding `original`.
+std::size_t backups_of(const std::filesystem::path& file, const std::string& original) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(file.parent_path()))
+    if (e.path().filename().string().starts_with(file.filename().string() + ".helix-backup-")) {
+      ++n;
+      BOOST_TEST(helix::test::read_file(e.path()) == original);
+    }
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(hooks_install_adds_claudes_user_mcp_server_beside_the_users_own) {
+  TempDir dir;
+  // No CLAUDE_CONFIG_DIR: Claude Code keeps its user-scope servers in ~/.claude.json.
+  const std::string env =
+      fmt::format("env -u CLAUDE_CONFIG_DIR HOME={0}/home ", dir.path().string());
+  auto hooks = [&](const std::string& args) {
+    return run_helix(env, dir / "store", "hooks " + args, dir / "stderr.txt");
+  };
+  const auto file = dir / "home/.claude.json";
+  const std::string mine =
+      R"({"numStartups":7,"projects":{"/src/a":{"mcpServers":{}}},"mcpServers":{"playwright":)"
+      R"({"type":"stdio","command":"npx","args":["@playwright/mcp@latest"],"env":{}}}})";
+  helix::test::write_file(file, mine);
+  Run dry = hooks("install claude --dry-run");
+  BOOST_TEST(dry.exit_code == 0);
+  BOOST_TEST(dry.out.find("+    \"helix\": {") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == mine);
+  BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
+
+  BOOST_TEST(hooks("install claude").exit_code == 0);
+  const auto installed = json::parse(helix::test::read_file(file));
+  const auto original = json::parse(mine);
+  BOOST_TEST(installed.at("numStartups") == original.at("numStartups"));
+  BOOST_TEST(installed.at("projects") == original.at("projects"));
+  BOOST_TEST(installed.at("mcpServers").at("playwright") ==
+             original.at("mcpServers").at("playwright"));
+  const auto& helix = installed.at("mcpServers").at("helix").as_object();
+  BOOST_TEST(helix.at("type") == "stdio");
+  BOOST_TEST(std::string(helix.at("command").as_string()).ends_with("/helix-host"));
+  BOOST_TEST(helix.at("args") ==
+             json::parse(fmt::format(R"(["--store","{}","mcp"])", (dir / "store").string())));
+  BOOST_TEST(helix.at("env") == json::object());
+  BOOST_TEST(backups_of(file, mine) == 1u);
+  BOOST_TEST(std::filesystem::exists(dir / "home/.claude/settings.json"));  // and the hook
+
+  const std::string once = helix::test::read_file(file);
+  BOOST_TEST(hooks("install claude").out.find("nothing to do") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == once);
+  const auto status = json::parse(hooks("status claude --json").out);
+  BOOST_TEST(status.at("parts").at(1).at("part") == "mcp_server");
+  BOOST_TEST(std::string(status.at("parts").at(1).at("file").as_string()) == file.string());
+  BOOST_TEST(status.at("parts").at(1).at("installed") == true);
+
+  const auto removed = json::parse(hooks("uninstall claude --json").out);
+  BOOST_TEST(json::parse(helix::test::read_file(file)) == original);
+  BOOST_TEST(removed.at("parts").at(1).at("installed") == false);
+  BOOST_TEST(removed.at("files").at(0).at("removed") == true);  // settings.json was only helix's
+  BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
+  BOOST_TEST(hooks("status claude").out.find("not installed") != std::string::npos);
+
+  // --no-mcp: the hook alone.
+  BOOST_TEST(hooks("install claude --no-mcp").exit_code == 0);
+  BOOST_TEST(json::parse(helix::test::read_file(file)) == original);
+  BOOST_TEST(hooks("uninstall claude --no-mcp").exit_code == 0);
+
+  // A server of another program named "helix" is never replaced, and nothing is written.
+  const std::string taken = R"({"mcpServers":{"helix":{"command":"helix-notes","args":[]}}})";
+  helix::test::write_file(file, taken);
+  Run refused = hooks("install claude");
+  BOOST_TEST(refused.exit_code == 2);
+  BOOST_TEST(refused.err.find("does not run 'helix-host mcp'") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == taken);
+  BOOST_TEST(!std::filesystem::exists(dir / "home/.claude/settings.json"));
+}
+
+BOOST_AUTO_TEST_CASE(hooks_dry_run_shows_only_the_change_of_a_large_claude_json) {
+  TempDir dir;
+  const std::string env = fmt::format("env -u CLAUDE_CONFIG_DIR HOME={0} ", dir.path().string());
+  auto hooks = [&](const std::string& args) {
+    return run_helix(env, dir / "store", "hooks " + args, dir / "e.txt");
+  };
+  // ~/.claude.json grows with every project: thousands of lines around the one change.
+  json::object projects;
+  for (int i = 0; i < 3000; ++i)
+    projects[fmt::format("/src/p{}", i)] = json::object{{"history", json::array{"x", "y"}}};
+  const auto file = dir / ".claude.json";
+  helix::test::write_file(
+      file, json::serialize(json::object{{"projects", projects}, {"mcpServers", json::object{}}}));
+  BOOST_TEST(hooks("install claude").exit_code == 0);
+  BOOST_TEST(hooks("uninstall claude").exit_code == 0);
+  const std::string two_spaces = helix::test::read_file(file);  // now in helix's layout
+  BOOST_TEST(std::count(two_spaces.begin(), two_spaces.end(), '\n') > 9000);
+  Run dry = hooks("install claude --dry-run");
+  BOOST_TEST(dry.out.find("\n@@ -") != std::string::npos);
+  BOOST_TEST(dry.out.find("+    \"helix\": {") != std::string::npos);
+  BOOST_TEST(std::count(dry.out.begin(), dry.out.end(), '\n') < 80);  // hunks, not the file
+  // Laid out otherwise, every line changes: the diff is the file out and in, at once.
+  std::string four_spaces;
+  for (std::size_t at = 0; at < two_spaces.size();) {
+    const auto end = two_spaces.find('\n', at) + 1;
+    const std::string line = two_spaces.substr(at, end - at);
+    four_spaces += std::string(line.find_first_not_of(' '), ' ') + line;
+    at = end;
+  }
+  helix::test::write_file(file, four_spaces);
+  dry = hooks("install claude --dry-run");
+  BOOST_TEST(dry.exit_code == 0, dry.err);
+  BOOST_TEST(dry.out.find("+    \"helix\": {") != std::string::npos);
+  BOOST_TEST(dry.out.find("\n-        \"/src/p2999\": {") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(file) == four_spaces);
+}
+
+BOOST_AUTO_TEST_CASE(hooks_install_adds_the_mcp_server_to_codex_grok_and_gemini_configs) {
+  TempDir dir;
+  const std::string env = fmt::format(
+      "CODEX_HOME={0}/codex GROK_HOME={0}/grok GEMINI_CLI_HOME={0}/gemini ", dir.path().string());
+  auto hooks = [&](const std::string& args) {
+    return run_helix(env, dir / "store", "hooks " + args, dir / "stderr.txt");
+  };
+  const std::string block = fmt::format(
+      "[mcp_servers.helix]\ncommand = \"{}\"\nargs = [\"--store\", \"{}\", \"mcp\"]\n",
+      (std::filesystem::path(HELIX_TEST_HOST_BINARY).parent_path() / "helix-host").string(),
+      (dir / "store").string());
+  // Codex: the server table goes after the user's own; uninstall gives the file back byte for
+  // byte (the notify hook included).
+  const auto codex = dir / "codex/config.toml";
+  const std::string codex_mine =
+      "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\nargs = [\"--port\", "
+      "\"0\"]\n\n[profiles.fast]\nmodel = \"o4-mini\"\n";
+  helix::test::write_file(codex, codex_mine);
+  Run dry = hooks("install codex --dry-run");
+  BOOST_TEST(dry.out.find("+[mcp_servers.helix]") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(codex) == codex_mine);
+  BOOST_TEST(hooks("install codex").exit_code == 0);
+  const std::string with = helix::test::read_file(codex);
+  BOOST_TEST(with.ends_with("model = \"o4-mini\"\n\n" + block));
+  BOOST_TEST(with.find("[mcp_servers.docs]\ncommand = \"docs-mcp\"") != std::string::npos);
+  BOOST_TEST(backups_of(codex, codex_mine) == 1u);
+  BOOST_TEST(hooks("install codex").out.find("nothing to do") != std::string::npos);
+  BOOST_TEST(helix::test::read_file(codex) == with);
+  BOOST_TEST(hooks("uninstall codex").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(codex) == codex_mine);
+  // An entry of helix-host's own with other arguments (another store) is brought up to date,
+  // in place.
+  helix::test::write_file(codex,
+                          "[mcp_servers.helix]\ncommand = \"/opt/helix-host\"\nargs = "
+                          "[\"mcp\"]\n\n[profiles.fast]\nmodel = \"o4-mini\"\n");
+  BOOST_TEST(hooks("install codex --no-mcp").exit_code == 0);  // (the hook, to test beside it)
+  BOOST_TEST(hooks("install codex").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(codex).find(block + "\n[profiles.fast]") != std::string::npos);
+  // Not TOML, or a "helix" of another program: an error naming the file, nothing written.
+  const std::map<std::string, std::string> refusals = {
+      {"model = \n", "is not valid TOML (line 1"},
+      {"[mcp_servers.helix]\ncommand = \"notes\"\n", "does not run 'helix-host mcp'"}};
+  for (const auto& [bad, why] : refusals) {
+    helix::test::write_file(codex, bad);
+    Run refused = hooks("install codex");
+    BOOST_TEST(refused.exit_code == 2);
+    BOOST_TEST(refused.err.find(codex.string() + ": ") != std::string::npos);
+    BOOST_TEST(refused.err.find(why) != std::string::npos, refused.err);
+    BOOST_TEST(helix::test::read_file(codex) == bad);
+  }
+
+  // Grok Build: $GROK_HOME/config.toml, created and removed again when it held nothing else.
+  const auto grok = dir / "grok/config.toml";
+  BOOST_TEST(hooks("install grok").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(grok) == block);
+  BOOST_TEST(hooks("uninstall grok").exit_code == 0);
+  BOOST_TEST(!std::filesystem::exists(grok));
+  const std::string grok_mine = "[mcp_servers.linear]\nurl = \"https://mcp.linear.app/mcp\"\n";
+  helix::test::write_file(grok, grok_mine);
+  BOOST_TEST(hooks("install grok").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(grok) == grok_mine + "\n" + block);
+  BOOST_TEST(hooks("uninstall grok").exit_code == 0);
+  BOOST_TEST(helix::test::read_file(grok) == grok_mine);
+
+  // Gemini CLI: mcpServers in the settings.json that also holds the hooks.
+  const auto gemini = dir / "gemini/.gemini/settings.json";
+  const std::string gemini_mine = R"({"theme":"Default","mcpServers":{"git":{"command":"uvx",)"
+                                  R"("args":["mcp-server-git"],"trust":false}}})";
+  helix::test::write_file(gemini, gemini_mine);
+  BOOST_TEST(hooks("install gemini").exit_code == 0);
+  const auto settings = json::parse(helix::test::read_file(gemini));
+  BOOST_TEST(settings.at("mcpServers").at("git") ==
+             json::parse(gemini_mine).at("mcpServers").at("git"));
+  BOOST_TEST(settings.at("mcpServers").at("helix").at("args").at(2) == "mcp");
+  BOOST_TEST(!settings.at("mcpServers").at("helix").as_object().contains("type"));
+  BOOST_TEST(settings.at("hooks").as_object().contains("AfterAgent"));
+  BOOST_TEST(hooks("uninstall gemini").exit_code == 0);
+  BOOST_TEST(json::parse(helix::test::read_file(gemini)) == json::parse(gemini_mine));
 }

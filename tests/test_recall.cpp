@@ -11,7 +11,6 @@
 #include "recall/conversation.hpp"
 #include "recall/html_page.hpp"
 #include "recall/html_transcript.hpp"
-#include "recall/json_text.hpp"
 #include "recall/passages.hpp"
 #include "recall/session_view.hpp"
 #include "recall/token_budget.hpp"
@@ -214,12 +213,6 @@ BOOST_AUTO_TEST_CASE(packing_keeps_the_longest_prefix_that_fits_after_finishing)
   json::object more = envelope;
   more["items"].as_array().push_back(items[kept]);
   BOOST_TEST(json_tokens(more) > 300);
-}
-
-BOOST_AUTO_TEST_CASE(readers_get_plain_decimals) {
-  BOOST_TEST(json_text(json::value{{"cost", 0.65876725}, {"n", 3}, {"z", 0.0}}) ==
-             R"({"cost":0.65876725,"n":3,"z":0})");
-  BOOST_TEST(json_text(json::value{{"s", "a\"\n"}}) == R"({"s":"a\"\n"})");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

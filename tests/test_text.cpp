@@ -1,10 +1,13 @@
-// Text hygiene: invalid UTF-8 repaired, summaries on one bounded line.
+// Text hygiene: invalid UTF-8 repaired, summaries on one bounded line; JSON text as helix
+// writes it.
 #define BOOST_TEST_MODULE text
 #include <boost/test/unit_test.hpp>
 
+#include "base/json_text.hpp"
 #include "base/text.hpp"
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <optional>
 #include <random>
 #include <vector>
@@ -89,4 +92,20 @@ BOOST_AUTO_TEST_CASE(json_strings_decode_exactly_as_boost_json_decodes_them) {
       contents += pieces[random() % pieces.size()];
     BOOST_TEST((decoded(contents) == boost_decoded(contents)), contents);
   }
+}
+
+BOOST_AUTO_TEST_CASE(json_numbers_are_plain_decimals_rounded_to_a_millionth) {
+  namespace json = boost::json;
+  BOOST_TEST(
+      to_json(json::value{{"cost", 0.65876725}, {"n", 3}, {"z", 0.0}, {"big", 531.817078475}}) ==
+      R"({"cost":0.658767,"n":3,"z":0.0,"big":531.817078})");
+  BOOST_TEST(to_json(json::value{{"tiny", 4e-7}, {"neg", -4e-7}, {"e", 1e20}}) ==
+             R"({"tiny":0.0,"neg":0.0,"e":100000000000000000000.0})");
+  BOOST_TEST(to_json(json::value{{"nan", std::nan("")}, {"inf", HUGE_VAL}}) ==
+             R"({"nan":null,"inf":null})");
+  BOOST_TEST(to_json(json::value{{"s", "a\"\n"}}) == R"({"s":"a\"\n"})");
+  BOOST_TEST(round_micro(0.3387584999) == 0.338758);
+  // Files people edit get their numbers back exactly, indented.
+  BOOST_TEST(to_pretty_json(json::parse(R"({"a":[1,2.5,1e-9],"b":{},"c":2.0})")) ==
+             "{\n  \"a\": [\n    1,\n    2.5,\n    1e-09\n  ],\n  \"b\": {},\n  \"c\": 2.0\n}\n");
 }

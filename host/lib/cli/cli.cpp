@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/terminal.hpp"
 
 #include "base/suggest.hpp"
 #include "cli/cli_support.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 // Prints the message of an error that ends the command, and returns its exit code.
 int report(std::string_view message, int code) {
-  std::cerr << "helix-host: " << message << "\n";
+  print_message(message);
   return code;
 }
 

@@ -1,4 +1,5 @@
 #include "cli/cli_support.hpp"
+#include "cli/terminal.hpp"
 
 #include "base/clock.hpp"
 #include "base/suggest.hpp"
@@ -41,7 +42,7 @@ void load_plugins(PluginRegistry& registry, const Globals& g, const Config& conf
 
 void print_refusals(const PluginRegistry& registry) {
   for (const auto& r : registry.refused())
-    std::cerr << fmt::format("helix-host: plugin {} refused: {}\n", r.path.string(), r.reason);
+    print_message(fmt::format("plugin {} refused: {}", r.path.string(), r.reason));
 }
 
 Config load_configuration(const Globals& g) { return load_config(g.config_file); }

@@ -1,10 +1,11 @@
 #include "cli/cmd_digest.hpp"
+#include "cli/terminal.hpp"
 
+#include "base/json_text.hpp"
 #include "cli/cmd_sessions.hpp"
 #include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "digest/digest_runner.hpp"
 #include "recall/session_json.hpp"
 #include "store/digest_store.hpp"
@@ -118,6 +119,16 @@ int cmd_env(const Globals& g, const std::vector<std::string>& args) {
   const double share = session->tool_calls > 0 ? static_cast<double>(session->infra_tool_calls) /
                                                      static_cast<double>(session->tool_calls)
                                                : 0;
+  if (vm.count("json")) {  // the same values, under the names every JSON output uses
+    std::cout << to_json(boost::json::object{{"session_uid", session->uid},
+                                             {"repo", session->repo},
+                                             {"flavor", session->flavor},
+                                             {"tokens", tokens},
+                                             {"infra_overhead_share", round_micro(share)},
+                                             {"store_db", db_file.string()}})
+              << "\n";
+    return kExitOk;
+  }
   std::cout << fmt::format("export HELIX_SESSION_UID={}\n", shell_quote(session->uid))
             << fmt::format("export HELIX_REPO={}\n", shell_quote(session->repo))
             << fmt::format("export HELIX_FLAVOR={}\n", shell_quote(session->flavor))
@@ -139,7 +150,7 @@ void print_digest_step(const DigestReport& r, bool quiet) {
                                r.repriced_sessions);
     std::cout << "\n";
   }
-  for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
+  for (const auto& p : r.problems) print_message(p);
 }
 
 }  // namespace helix

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <iostream>
 
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "recall/html_transcript.hpp"
 #include "recall/session_json.hpp"
 #include "recall/session_view.hpp"

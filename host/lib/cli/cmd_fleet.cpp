@@ -1,9 +1,9 @@
 #include "cli/cmd_fleet.hpp"
 
+#include "base/json_text.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "cli/table.hpp"
 #include "fleet/fleet_connection.hpp"
 #include "fleet/fleet_push.hpp"

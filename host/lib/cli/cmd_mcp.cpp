@@ -7,12 +7,16 @@
 
 #include "app/repository.hpp"
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "digest/digest_runner.hpp"
 #include "fleet/fleet_reader.hpp"
+#include "mcp/fleet_tools.hpp"
+#include "mcp/resources.hpp"
 #include "mcp/server.hpp"
+#include "mcp/tools.hpp"
 #include "store/store.hpp"
 
 #ifndef HELIX_VERSION
@@ -21,9 +25,29 @@
 
 namespace helix {
 namespace po = boost::program_options;
+namespace {
+
+// What a client's tools/list and resources/templates/list would get, without a store or a
+// client: for reviewing the tools before installing the server.
+boost::json::object catalogue(bool fleet) {
+  boost::json::array tools;
+  for (const auto& t : mcp::tool_specs()) tools.push_back(mcp::tool_descriptor(t));
+  if (fleet)
+    for (const auto& t : mcp::fleet_tool_specs()) tools.push_back(mcp::tool_descriptor(t));
+  return {{"server", {{"name", "helix-host"}, {"version", HELIX_VERSION}}},
+          {"protocol_version", mcp::kLatestProtocol},
+          {"tools", std::move(tools)},
+          {"resource_templates", mcp::resource_templates().at("resourceTemplates")}};
+}
+
+}  // namespace
 
 int cmd_mcp(const Globals& g, const std::vector<std::string>& args) {
   auto vm = parse_command("mcp", args);
+  if (vm.count("json")) {
+    std::cout << to_json(catalogue(vm.count("fleet") > 0)) << "\n";
+    return kExitOk;
+  }
   Config config = load_configuration(g);
   const auto db_file = store_file(g, config);
   if (!std::filesystem::exists(db_file))

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -45,6 +46,23 @@ std::string session_page(Store& store, const ReportSession& r) {
   return html_evicted_session(s, stored_digests(store, s.uid), r.cost_usd);
 }
 
+// What was written, for scripts that publish or check it.
+boost::json::object written_json(const Dashboard& d, const std::filesystem::path& dir) {
+  boost::json::array sessions;
+  for (const auto& r : d.sessions)
+    sessions.push_back({{"session_uid", r.session.uid},
+                        {"title", r.session.title},
+                        {"cost_usd", r.cost_usd},
+                        {"page", (dir / r.page).string()}});
+  boost::json::array unpriced;
+  for (const auto& m : d.unpriced_models) unpriced.push_back(boost::json::value(m));
+  return {{"since", d.since_day},
+          {"until", d.until_day},
+          {"index", (dir / "index.html").string()},
+          {"sessions", std::move(sessions)},
+          {"unpriced_models", std::move(unpriced)}};
+}
+
 }  // namespace
 
 int cmd_report(const Globals& g, const std::vector<std::string>& args) {
@@ -65,6 +83,10 @@ int cmd_report(const Globals& g, const std::vector<std::string>& args) {
     write_file(dir / r.page, session_page(store, r));
   }
   write_file(dir / "index.html", html_dashboard(d));
+  if (vm.count("json")) {
+    std::cout << to_json(written_json(d, dir)) << "\n";
+    return kExitOk;
+  }
   std::cout << fmt::format("report: {} sessions from {} to {} in {}\n", d.sessions.size(), since,
                            until, (dir / "index.html").string());
   return kExitOk;

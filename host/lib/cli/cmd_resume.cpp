@@ -4,10 +4,11 @@
 #include <boost/json.hpp>
 #include <iostream>
 
+#include "base/json_text.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
+#include "cli/terminal.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "recall/resume_command.hpp"
 #include "store/store.hpp"
@@ -58,7 +59,7 @@ int cmd_resume(const Globals& g, const std::vector<std::string>& args) {
   } else if (plan.possible) {
     std::cout << plan.shell_line() << "\n";
   } else {
-    std::cerr << fmt::format("helix-host: cannot resume: {}\n", plan.reason);
+    print_message(fmt::format("cannot resume: {}", plan.reason));
   }
   return plan.possible ? kExitOk : kExitCannotResume;
 }

@@ -1,9 +1,10 @@
 #include "cli/cmd_retention.hpp"
+#include "cli/terminal.hpp"
 
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 
 #include "app/pipeline.hpp"
 #include "retention/retention.hpp"
@@ -120,7 +121,7 @@ void print_plan(const RetentionPlan& plan, bool dry_run, const std::vector<Verdi
 }  // namespace
 
 void report_losses(const RetentionPlan& plan) {
-  for (const auto& m : data_loss_messages(plan)) std::cerr << "helix-host: " << m << "\n";
+  for (const auto& m : data_loss_messages(plan)) print_message(m);
 }
 
 int cmd_evict(const Globals& g, const std::vector<std::string>& args) {

@@ -1,12 +1,12 @@
 // helix-host search: plain words and phrases (or FTS5 syntax with --fts) over Tier 1 event
 // texts and Tier 2 digests; hits grouped per session, best session first.
+#include "base/json_text.hpp"
 #include "base/suggest.hpp"
 #include "base/text.hpp"
 #include "cli/cmd_fleet.hpp"
 #include "cli/cmd_recall.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "cli/table.hpp"
 #include "recall/session_json.hpp"
 #include "store/search_query.hpp"

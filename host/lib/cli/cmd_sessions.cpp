@@ -1,13 +1,13 @@
 // helix-host sessions, show, status, warnings, plugins and config.
 #include "cli/cmd_sessions.hpp"
 
+#include "base/json_text.hpp"
 #include "base/suggest.hpp"
 #include "cli/cmd_fleet.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "cli/table.hpp"
 #include "digest/digest_runner.hpp"
 #include "recall/conversation.hpp"

@@ -1,5 +1,6 @@
 // helix-host sweep: the pipeline over every source, and what each of its steps did.
 #include "app/pipeline.hpp"
+#include "base/json_text.hpp"
 #include "base/suggest.hpp"
 #include "cli/cmd_digest.hpp"
 #include "cli/cmd_fleet.hpp"
@@ -7,7 +8,7 @@
 #include "cli/cmd_sessions.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
+#include "cli/terminal.hpp"
 #include "store/sweep_lock.hpp"
 
 #include <fmt/format.h>
@@ -55,7 +56,7 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
       std::cout << " ('helix-host warnings' lists them)\n";
     }
   }
-  for (const auto& p : r.problems) std::cerr << "helix-host: " << p << "\n";
+  for (const auto& p : r.problems) print_message(p);
 }
 
 // The summary as one object (docs/schema.md, "sweep --json").

@@ -1,11 +1,11 @@
 // helix-host usage (totals by day, week, month, session, model, repo or flavor, optionally per
 // model), usage blocks (5-hour billing windows as ccusage computes them) and statusline.
 #include "base/clock.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_digest.hpp"
 #include "cli/commands.hpp"
 #include "cli/cost_notes.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_output.hpp"
 #include "cli/table.hpp"
 #include "fleet/fleet_reader.hpp"
 #include "recall/session_json.hpp"
@@ -606,7 +606,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
 }
 
 int cmd_statusline(const Globals& g, const std::vector<std::string>& args) {
-  parse_command("statusline", args);
+  auto vm = parse_command("statusline", args);
   std::string input;
   if (!::isatty(STDIN_FILENO)) {
     char buf[8192];
@@ -630,19 +630,35 @@ int cmd_statusline(const Globals& g, const std::vector<std::string>& args) {
                                 effective_price_book(store));
   for (const auto& c : calls)
     if (c.ts_ms >= today_start) today += c.tokens.cost_usd;
-  std::string line = fmt::format("helix · today ${}", dollars(today));
+  std::optional<SessionRow> session;
   if (!session_id.empty()) {
     const auto uids = sessions_matching(store, "claude:" + session_id, 2);
-    if (uids.size() == 1)
-      line += fmt::format(" · session ${}", dollars(store.session(uids[0])->cost_usd.value_or(0)));
+    if (uids.size() == 1) session = store.session(uids[0]);
   }
-  for (const auto& b : identify_blocks(calls, now))
-    if (b.active) {
-      line += fmt::format(" · block ${} ({} left", dollars(b.tokens.cost_usd),
-                          hours_minutes(b.end - now));
-      if (auto rate = burn_rate(b)) line += fmt::format(", ${}/h", dollars(rate->cost_per_hour));
-      line += ")";
-    }
+  const auto blocks = identify_blocks(calls, now);
+  const auto active = std::find_if(blocks.begin(), blocks.end(), [](auto& b) { return b.active; });
+  if (vm.count("json")) {
+    std::cout << to_json(boost::json::object{
+                     {"timezone", zone.name()},
+                     {"today", {{"day", zone.day(now)}, {"cost_usd", today}}},
+                     {"session",
+                      session ? boost::json::value{{"session_uid", session->uid},
+                                                   {"cost_usd", session->cost_usd.value_or(0)}}
+                              : boost::json::value()},
+                     {"block", active != blocks.end() ? boost::json::value(block_json(*active, now))
+                                                      : boost::json::value()}})
+              << "\n";
+    return kExitOk;
+  }
+  std::string line = fmt::format("helix · today ${}", dollars(today));
+  if (session) line += fmt::format(" · session ${}", dollars(session->cost_usd.value_or(0)));
+  if (active != blocks.end()) {
+    const auto& b = *active;
+    line += fmt::format(" · block ${} ({} left", dollars(b.tokens.cost_usd),
+                        hours_minutes(b.end - now));
+    if (auto rate = burn_rate(b)) line += fmt::format(", ${}/h", dollars(rate->cost_per_hour));
+    line += ")";
+  }
   std::cout << line << "\n";
   return kExitOk;
 }

@@ -71,7 +71,10 @@ void describe_show(CommandOptions& c) {
 }
 
 void describe_json_only(CommandOptions& c) { c.options.add_options()("json", "JSON"); }
-void describe_nothing(CommandOptions&) {}
+
+void describe_statusline(CommandOptions& c) {
+  c.options.add_options()("json", "the same figures as one JSON object");
+}
 
 void describe_search(CommandOptions& c) {
   c.options.add_options()("query", po::value<Values>()->value_name("WORDS"),
@@ -115,7 +118,8 @@ void describe_digest(CommandOptions& c) {
 void describe_env(CommandOptions& c) {
   add_session_operand(c);
   c.options.add_options()("digester", po::value<std::string>()->value_name("NAME"),
-                          "whose digest (default: the primary digester)");
+                          "whose digest (default: the primary digester)")(
+      "json", "the same values as one JSON object");
 }
 
 void describe_usage(CommandOptions& c) {
@@ -152,13 +156,18 @@ void describe_hook(CommandOptions& c) {
 
 void describe_hooks(CommandOptions& c) {
   c.options.add_options()("action", po::value<std::string>()->value_name("ACTION"),
-                          "install or uninstall")(
+                          "install, uninstall or status")(
       "agent", po::value<std::string>()->value_name("AGENT"), "claude, codex, grok or gemini")(
       "dry-run", "print the change as a diff, write nothing")(
+      "no-mcp", "the hook only: leave the agent's MCP servers alone")(
+      "no-hook", "the MCP server only: leave the agent's hooks alone")(
       "settings", po::value<std::string>()->value_name("FILE"),
-      "the agent's settings file (default: where the agent reads it)");
+      "the agent's settings file (default: where the agent reads it)")(
+      "mcp-config", po::value<std::string>()->value_name("FILE"),
+      "the file of the agent's MCP servers (default: where the agent reads them)")(
+      "json", "what was (or would be) installed and changed, as JSON");
   c.positional.add("action", 1).add("agent", 1);
-  c.choices["action"] = {"install", "uninstall"};
+  c.choices["action"] = {"install", "uninstall", "status"};
   c.choices["agent"] = {"claude", "codex", "grok", "gemini"};
 }
 
@@ -176,12 +185,14 @@ void describe_report(CommandOptions& c) {
       "until", po::value<std::string>()->value_name("DAY"),
       "last day (YYYY-MM-DD; default: today, UTC)")(
       "out,o", po::value<std::string>()->default_value("helix-report")->value_name("DIR"),
-      "the folder to write index.html and sessions/*.html into");
+      "the folder to write index.html and sessions/*.html into")(
+      "json", "after writing, what was written as JSON");
 }
 
 void describe_mcp(CommandOptions& c) {
   c.options.add_options()("all-repos", "answer about every repository, not only the agent's own")(
-      "fleet", "also answer from the team's fleet database ([fleet]): team_usage, team_search");
+      "fleet", "also answer from the team's fleet database ([fleet]): team_usage, team_search")(
+      "json", "print the tools (with their JSON Schemas) and resource templates, then exit");
 }
 
 void describe_push(CommandOptions& c) {
@@ -261,7 +272,7 @@ const std::vector<CommandSpec> kCommands = {
      {"helix-host statusline < event.json",
       "settings.json: \"statusLine\": {\"type\": \"command\", \"command\": \"helix-host "
       "statusline\"}"},
-     describe_nothing,
+     describe_statusline,
      cmd_statusline},
     {"export",
      "SESSION",
@@ -297,7 +308,7 @@ const std::vector<CommandSpec> kCommands = {
     {"mcp",
      "",
      "a Model Context Protocol server on stdin/stdout, for agents",
-     {"helix-host mcp", "claude mcp add helix -- helix-host mcp"},
+     {"helix-host mcp", "helix-host mcp --json | jq '.tools[].name'"},
      describe_mcp,
      cmd_mcp},
     {"prices",
@@ -343,9 +354,9 @@ const std::vector<CommandSpec> kCommands = {
      describe_hook,
      cmd_hook},
     {"hooks",
-     "install|uninstall AGENT",
-     "add or remove helix's hook in an agent's settings",
-     {"helix-host hooks install claude --dry-run", "helix-host hooks uninstall codex"},
+     "install|uninstall|status AGENT",
+     "add or remove helix's hook and MCP server in an agent's settings",
+     {"helix-host hooks install claude --dry-run", "helix-host hooks status codex --json"},
      describe_hooks,
      cmd_hooks},
     {"push",

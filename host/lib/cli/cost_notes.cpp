@@ -1,4 +1,5 @@
 #include "cli/cost_notes.hpp"
+#include "cli/terminal.hpp"
 
 #include "store/price_store.hpp"
 
@@ -23,10 +24,11 @@ void warn_unpriced(const std::vector<UnpricedModel>& unpriced) {
   for (const auto& u : unpriced)
     models += fmt::format("{}{} ({} tokens)", models.empty() ? "" : ", ",
                           u.model.empty() ? "(no model named)" : u.model, u.tokens);
-  std::cerr << fmt::format(
-      "helix-host: warning: no price for {}; the cost leaves these tokens out ('helix-host "
-      "prices' lists the price book, 'helix-host prices import FILE' adds newer prices)\n",
-      models);
+  print_message(
+      fmt::format("warning: no price for {}; the cost leaves these tokens out ('helix-host "
+                  "prices' lists the price book, 'helix-host prices import FILE' adds newer "
+                  "prices)",
+                  models));
 }
 
 void warn_unpriced_sessions(Store& store, const std::vector<std::string>& uids) {
@@ -51,13 +53,14 @@ std::string cost_line(const SessionRow& s) {
 void warn_if_costs_stale(Store& store, const PriceBook& book) {
   const auto state = pricing_state(store);
   if (!state)
-    std::cerr << "helix-host: warning: the costs in this store were not computed by the host "
-                 "yet; the next 'helix-host sweep' prices them\n";
+    print_message(
+        "warning: the costs in this store were not computed by the host yet; the next "
+        "'helix-host sweep' prices them");
   else if (state->fingerprint != book.fingerprint())
-    std::cerr << fmt::format(
-        "helix-host: warning: the costs shown were priced with {}; this helix-host prices with "
-        "{}: the next 'helix-host sweep' prices them again\n",
-        state->source, book.source());
+    print_message(fmt::format(
+        "warning: the costs shown were priced with {}; this helix-host prices with {}: the next "
+        "'helix-host sweep' prices them again",
+        state->source, book.source()));
 }
 
 }  // namespace helix

@@ -1,4 +1,5 @@
 #include "cli/dates.hpp"
+#include "cli/terminal.hpp"
 
 #include "base/suggest.hpp"
 #include "cli/cli_support.hpp"
@@ -86,7 +87,7 @@ TimeZone TimeZone::from_option(std::string_view option) {
     if (name.front() == ':') name.remove_prefix(1);
     if (utc_name(name)) return utc();
     if (auto* z = find_zone(name)) return TimeZone(z);
-    std::cerr << fmt::format("helix-host: TZ='{}' is not a zone name; days are in UTC\n", tz);
+    print_message(fmt::format("TZ='{}' is not a zone name; days are in UTC", tz));
     return utc();
   }
   try {

@@ -1,10 +1,13 @@
 #include "cli/terminal.hpp"
 
+#include "cli/table.hpp"
+
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -20,7 +23,8 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-std::size_t terminal_width(bool tty) {
+// The width of the terminal on `fd` (COLUMNS first, as tables take it); 0 when not a tty.
+std::size_t terminal_width(bool tty, int fd = STDOUT_FILENO) {
   const std::string columns = env("COLUMNS");
   std::size_t n = 0;
   if (!columns.empty()) {
@@ -28,7 +32,7 @@ std::size_t terminal_width(bool tty) {
     if (ec == std::errc() && end == columns.data() + columns.size() && n >= 20) return n;
   }
   winsize ws{};
-  if (tty && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  if (tty && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
   return 0;
 }
 
@@ -38,6 +42,35 @@ std::string wrap(const OutputStyle& style, const char* code, std::string_view te
 }
 
 }  // namespace
+
+std::string wrap_words(std::string_view text, std::size_t width, std::string_view indent) {
+  if (width == 0) return std::string(text);
+  std::string out;
+  std::size_t used = 0;  // cells on the current line
+  while (!text.empty()) {
+    const auto end = std::min(text.find(' '), text.size());
+    const std::string_view word = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    const std::size_t cells = display_width(word);
+    if (used > 0 && used + 1 + cells > width) {
+      out += "\n";
+      out += indent;
+      used = display_width(indent);
+    } else if (used > 0) {
+      out += ' ';
+      ++used;
+    }
+    out += word;
+    used += cells;
+  }
+  return out;
+}
+
+void print_message(std::string_view message) {
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  const std::string text = "helix-host: " + std::string(message);
+  std::cerr << wrap_words(text, tty ? terminal_width(tty, STDERR_FILENO) : 0, "  ") << "\n";
+}
 
 OutputStyle decide_output_style(std::string_view color_option, bool no_pager) {
   const bool tty = ::isatty(STDOUT_FILENO) == 1;

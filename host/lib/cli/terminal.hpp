@@ -1,5 +1,6 @@
 // How output reaches the user: colour only on a terminal (never with NO_COLOR or TERM=dumb,
-// --color overrides), the width tables fit into, and a pager for long output, as git does.
+// --color overrides), the width tables and messages fit into, and a pager for long output, as
+// git does.
 #pragma once
 
 #include <cstddef>
@@ -26,5 +27,14 @@ void finish_pager();
 // `text` in bold or dim when colour is on; as it is otherwise.
 std::string bold(const OutputStyle& style, std::string_view text);
 std::string dim(const OutputStyle& style, std::string_view text);
+
+// `text` broken at spaces into lines of at most `width` display cells, every line after the
+// first starting with `indent`; a word wider than a line stays whole. `width` 0: one line.
+std::string wrap_words(std::string_view text, std::size_t width, std::string_view indent);
+
+// Writes "helix-host: <message>" and a newline to standard error, wrapped to the terminal's
+// width (continuation lines indented) when standard error is a terminal; one line otherwise, so
+// that logs and scripts get one line per message.
+void print_message(std::string_view message);
 
 }  // namespace helix

@@ -7,8 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "base/json_text.hpp"
 #include "mcp/tools.hpp"
-#include "recall/json_text.hpp"
 #include "recall/session_json.hpp"
 
 namespace helix::mcp {

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "recall/json_text.hpp"
+#include "base/json_text.hpp"
 
 namespace helix::mcp {
 
@@ -76,7 +76,7 @@ Message parse_message(std::string_view line, boost::json::value& id_out) {
 }
 
 void write_message(std::ostream& out, const boost::json::object& message) {
-  out << json_text(message) << '\n';  // strings are written escaped: no newline inside
+  out << to_json(message) << '\n';  // strings are written escaped: no newline inside
   out.flush();
 }
 

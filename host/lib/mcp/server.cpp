@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
+#include "base/json_text.hpp"
 #include "mcp/fleet_tools.hpp"
 #include "mcp/resources.hpp"
 #include "mcp/tool_schema.hpp"
 #include "mcp/tools.hpp"
-#include "recall/json_text.hpp"
 
 namespace helix::mcp {
 namespace {
@@ -148,7 +148,7 @@ json::object Server::call_tool(const json::value& params) {
         tool - tools_.begin() >= static_cast<std::ptrdiff_t>(tool_specs().size());
     json::object result = team_tool ? run_fleet_tool(*options_.fleet, scope_, *tool, args)
                                     : run_tool(context, *tool, args);
-    const std::string text = json_text(result);
+    const std::string text = to_json(result);
     return {{"content", json::array{json::object{{"type", "text"}, {"text", text}}}},
             {"structuredContent", std::move(result)},
             {"isError", false}};

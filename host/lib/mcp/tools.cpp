@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "recall/json_text.hpp"
+#include "base/json_text.hpp"
 #include "recall/passages.hpp"
 #include "recall/resume_command.hpp"
 #include "recall/session_json.hpp"
@@ -185,7 +185,7 @@ json::object usage_json(const std::string& key, const UsageLine& l) {
                  {"cache_read_tokens", l.cache_read_tokens},
                  {"reasoning_tokens", l.reasoning_tokens},
                  {"calls", l.calls},
-                 {"cost_usd", cost_figure(l.cost_usd)}};
+                 {"cost_usd", round_micro(l.cost_usd)}};
   if (!key.empty()) o["key"] = key;
   return o;
 }

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/json_text.hpp"
 #include "base/text.hpp"
 #include "recall/conversation.hpp"
-#include "recall/json_text.hpp"
 #include "recall/session_json.hpp"
 #include "recall/token_budget.hpp"
 #include "recall/transcript.hpp"
@@ -260,7 +260,7 @@ boost::json::object session_brief(const SessionRow& s, double cost_usd) {
           {"turns", s.turns},
           {"input_tokens", s.usage.input_tokens},
           {"output_tokens", s.usage.output_tokens},
-          {"cost_usd", cost_figure(cost_usd)}};
+          {"cost_usd", round_micro(cost_usd)}};
 }
 
 boost::json::object summary_view(Store& store, const SessionRow& s, double cost_usd,

@@ -1,11 +1,11 @@
 // Token estimates and budget packing (see token_budget.hpp).
 #include "recall/token_budget.hpp"
 
-#include "recall/json_text.hpp"
+#include "base/json_text.hpp"
 
 namespace helix {
 
-std::size_t json_bytes(const boost::json::value& v) { return json_text(v).size(); }
+std::size_t json_bytes(const boost::json::value& v) { return to_json(v).size(); }
 
 int64_t json_tokens(const boost::json::value& v) {
   return (static_cast<int64_t>(json_bytes(v)) + kBytesPerToken - 1) / kBytesPerToken;
