@@ -1,0 +1,110 @@
+#include "app/watch.hpp"
+
+#include "app/tree_watch.hpp"
+#include "ingest/discovery.hpp"
+#include "store/sweep_lock.hpp"
+
+#include <fmt/format.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace helix {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::vector<std::string> adapters_source_trees(const PluginRegistry& plugins,
+                                               const Config& config) {
+  std::vector<RootPattern> sources;
+  for (const PluginInfo* plugin : plugins.adapters())
+    for (const auto& root : adapter_roots(*plugin->adapter, config))
+      for (auto p = plugin->adapter->patterns; p && p->glob; ++p)
+        sources.push_back({root, p->glob});
+  return source_trees(sources);
+}
+
+enum class Woke { timeout, tree, signal };
+
+// Waits until the tree has events, the wake pipe is written, or `timeout` is over.
+Woke wait_for(int tree_fd, int wake_fd, milliseconds timeout) {
+  pollfd fds[2] = {{wake_fd, POLLIN, 0}, {tree_fd, POLLIN, 0}};
+  const int ms = static_cast<int>(std::clamp<int64_t>(timeout.count(), 0, 3'600'000));
+  const int n = ::poll(fds, tree_fd >= 0 ? 2 : 1, ms);
+  if (n <= 0) return n == 0 ? Woke::timeout : Woke::signal;  // EINTR: a signal came
+  if (fds[0].revents != 0) return Woke::signal;
+  return Woke::tree;
+}
+
+// One pass of the pipeline under the store's lock; false when another process holds it.
+bool run_pass(const PluginRegistry& plugins, const Config& config,
+              const std::filesystem::path& db_file, const WatchEvents& events,
+              const std::atomic<bool>& stop) {
+  SweepLock lock(db_file);
+  if (!lock.acquired()) return false;
+  Store store(db_file);
+  Pipeline pipeline(store, plugins, config);
+  const PipelineReport report = pipeline.sweep_all([&](std::size_t, std::size_t, const auto&) {
+    if (stop) throw WatchStopped{};  // between two sources: what is stored is whole
+  });
+  if (events.after_pass) events.after_pass(report);
+  return true;
+}
+
+void say(const WatchEvents& events, const std::string& line) {
+  if (events.note) events.note(line);
+}
+
+std::string how_it_follows(const std::optional<TreeWatch>& tree, const WatchOptions& options) {
+  const double poll_s = static_cast<double>(options.poll_interval.count()) / 1000;
+  if (tree && tree->following())
+    return fmt::format("following {} folders with inotify (and a full sweep every {} s)",
+                       tree->folders(), options.rescan_interval.count() / 1000);
+  if (!tree) return fmt::format("polling every {:g} s (--poll)", poll_s);
+  return fmt::format("polling every {:g} s: {}", poll_s, tree->why_not_following());
+}
+
+}  // namespace
+
+void run_watch(const PluginRegistry& plugins, const Config& config,
+               const std::filesystem::path& db_file, const WatchOptions& options,
+               const WatchEvents& events, const std::atomic<bool>& stop, int wake_fd) {
+  std::optional<TreeWatch> tree;
+  if (!options.poll) tree.emplace(adapters_source_trees(plugins, config));
+  say(events, how_it_follows(tree, options));
+  bool following = tree && tree->following();
+  bool due = true;  // the first pass catches up with what came while nothing watched
+  auto last_pass = Clock::now();
+  while (!stop) {
+    if (due) {
+      try {
+        if (!run_pass(plugins, config, db_file, events, stop)) {  // a sweep or hook is running
+          wait_for(-1, wake_fd, options.busy_retry);
+          continue;
+        }
+      } catch (const WatchStopped&) {
+        break;
+      }
+      due = false;
+      last_pass = Clock::now();
+    }
+    if (following && !tree->following()) say(events, how_it_follows(tree, options));
+    following = tree && tree->following();
+    const auto interval = following ? options.rescan_interval : options.poll_interval;
+    const auto left = std::chrono::duration_cast<milliseconds>(last_pass + interval - Clock::now());
+    const Woke woke = wait_for(following ? tree->fd() : -1, wake_fd, left);
+    if (stop) break;
+    if (woke == Woke::timeout) {
+      due = true;
+      if (following) tree->refresh();
+    } else if (woke == Woke::tree && tree->drain()) {
+      wait_for(-1, wake_fd, options.settle);  // the agent's next lines come with these
+      tree->drain();
+      due = true;
+    }
+  }
+}
+
+}  // namespace helix
