@@ -2,6 +2,7 @@
 
 #include "plugins/adapter_instance.hpp"
 #include "plugins/batch_wire.hpp"
+#include "privacy/redactor.hpp"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -219,6 +220,10 @@ int AdapterWorker::probe(std::string_view path, std::string_view head, uint64_t 
 
 void AdapterWorker::parse(std::string_view path, uint32_t layout, uint64_t base_offset,
                           std::string_view data, std::string_view state, RecordBatch& batch) const {
+  // A worker started to parse inherits the redaction rules built here: the next worker (of
+  // another plugin) shares them instead of building its own. One started to probe builds
+  // them itself if it parses later.
+  if (pid_ < 0 && redactor_) redactor_->prepare();
   WireWriter out;
   out.u64(kParse);
   out.str(path);
