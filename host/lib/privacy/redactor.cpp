@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <boost/json.hpp>
 #include <cmath>
 #include <cstring>
@@ -234,6 +235,7 @@ struct Redactor::Rules {
   // probes or stats, never pays its Vectorscan compile), or by prepare().
   mutable std::unique_ptr<RulePrefilter> prefilter;
   mutable std::once_flag prefilter_once;
+  mutable std::atomic<bool> prefilter_built{false};
   std::unique_ptr<RE2::Set> set;  // kRe2Set: every rule
   bool builtin_only = true;       // no configured rules (see only_json_syntax_outside)
 
@@ -254,6 +256,7 @@ struct Redactor::Rules {
       for (const auto& rule : list)
         inputs.push_back({rule.keywords, rule.required, rule.regex.pattern()});
       prefilter = std::make_unique<RulePrefilter>(inputs);
+      prefilter_built = true;
     });
     return *prefilter;
   }
@@ -612,6 +615,10 @@ Redactor::~Redactor() = default;
 
 void Redactor::prepare() const {
   if (rules_->choice == RuleChoice::kPrefilter) rules_->built_prefilter();
+}
+
+bool Redactor::prepared() const {
+  return rules_->choice != RuleChoice::kPrefilter || rules_->prefilter_built;
 }
 
 bool RecordScan::covers(std::string_view text) const {

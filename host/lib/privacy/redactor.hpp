@@ -66,6 +66,7 @@ class Redactor {
 
   // Builds the prefilter now: before a fork, so that the processes share one copy of it.
   void prepare() const;
+  bool prepared() const;  // nothing is left for the first text to build
 
   // The ids of the rules applied, built-in then configured.
   std::vector<std::string> rule_ids() const;
