@@ -111,6 +111,26 @@ struct Home {
   }
 };
 
+// `copies` renamed copies of every top-level Claude transcript: enough sources that a pass
+// takes a while, so that a signal may land inside it.
+void add_copies(const std::filesystem::path& home, int copies) {
+  std::vector<std::filesystem::path> originals;
+  for (const auto& project : std::filesystem::directory_iterator(home / "claude/projects"))
+    for (const auto& f : std::filesystem::directory_iterator(project))
+      if (f.is_regular_file() && f.path().extension() == ".jsonl") originals.push_back(f);
+  for (int k = 1; k <= copies; ++k)
+    for (const auto& original : originals) {
+      const std::string id = original.stem().string();
+      if (id.size() < 8) continue;
+      const std::string copy = fmt::format("{:08x}", 0xc0de0000 + k) + id.substr(8);
+      std::string text = test::read_file(original);
+      for (auto at = text.find(id); at != std::string::npos; at = text.find(id, at + copy.size()))
+        text.replace(at, id.size(), copy);
+      test::write_file(home / fmt::format("claude/projects/-copies-{}", k) / (copy + ".jsonl"),
+                       text);
+    }
+}
+
 bool has(const std::map<std::string, int64_t>& counts, const std::string& uid, int64_t events) {
   auto it = counts.find(uid);
   return it != counts.end() && it->second == events;
@@ -175,6 +195,26 @@ BOOST_AUTO_TEST_CASE(sigterm_and_sigint_stop_it_cleanly) {
     BOOST_TEST(after.exit_code == 0, after.err);
     BOOST_TEST(boost::json::parse(after.out).at("events_added").as_int64() == 0, after.out);
   }
+}
+
+// Stopped at any moment of its first pass, it leaves a store whose next sweep completes it to
+// what one sweep of the same files makes.
+BOOST_AUTO_TEST_CASE(sigterm_during_a_pass_leaves_a_store_the_next_sweep_completes) {
+  add_copies(home, 12);
+  BOOST_REQUIRE(run("reference", {"sweep", "--quiet"}).exit_code == 0);
+  const auto reference = stored("reference");
+  auto watch = start("store", {"watch"});
+  const auto end = std::chrono::steady_clock::now() + kPatience;
+  while (!std::filesystem::exists(dir / "store/helix.db") && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(watch->pid(), SIGTERM);
+  BOOST_REQUIRE(watch->wait_for(kPatience));
+  const test::HostResult& r = watch->wait();
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find("watch: stopped") != std::string::npos, r.out);
+  const auto after = run("store", {"sweep", "--quiet"});
+  BOOST_TEST(after.exit_code == 0, after.err);
+  BOOST_TEST(stored("store") == reference);
 }
 
 BOOST_AUTO_TEST_CASE(it_shares_the_store_lock_with_sweeps_and_hooks) {

@@ -59,9 +59,10 @@ void say(const WatchEvents& events, const std::string& line) {
 
 std::string how_it_follows(const std::optional<TreeWatch>& tree, const WatchOptions& options) {
   const double poll_s = static_cast<double>(options.poll_interval.count()) / 1000;
+  const double rescan_s = static_cast<double>(options.rescan_interval.count()) / 1000;
   if (tree && tree->following())
-    return fmt::format("following {} folders with inotify (and a full sweep every {} s)",
-                       tree->folders(), options.rescan_interval.count() / 1000);
+    return fmt::format("following {} folders with inotify (and a full sweep every {:g} s)",
+                       tree->folders(), rescan_s);
   if (!tree) return fmt::format("polling every {:g} s (--poll)", poll_s);
   return fmt::format("polling every {:g} s: {}", poll_s, tree->why_not_following());
 }
