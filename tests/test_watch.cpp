@@ -140,10 +140,12 @@ bool has(const std::map<std::string, int64_t>& counts, const std::string& uid, i
 
 BOOST_FIXTURE_TEST_SUITE(watch, Home)
 
+// With inotify: the full sweep it makes every --rescan seconds is put beyond the test's patience,
+// so that only the events it follows can store the new lines.
 BOOST_AUTO_TEST_CASE(a_line_appended_while_it_watches_is_stored_without_a_sweep) {
   BOOST_REQUIRE(run("reference", {"sweep", "--quiet"}).exit_code == 0);
   const auto reference = stored("reference");
-  auto watch = start("store", {"watch"});
+  auto watch = start("store", {"watch", "--rescan", "600"});
   BOOST_REQUIRE(eventually("store", [&](const auto& s) { return s == reference; }));
   append_prompt(project / (kClaude + ".jsonl"), kClaude);
   BOOST_TEST(
@@ -155,7 +157,7 @@ BOOST_AUTO_TEST_CASE(a_line_appended_while_it_watches_is_stored_without_a_sweep)
 }
 
 BOOST_AUTO_TEST_CASE(a_session_in_a_folder_created_while_it_watches_is_stored) {
-  auto watch = start("store", {"watch"});
+  auto watch = start("store", {"watch", "--rescan", "600"});
   BOOST_REQUIRE(eventually("store", [&](const auto& s) { return s.contains(kUid); }));
   const auto fresh = home / "claude/projects/-src-new-project";
   std::filesystem::create_directories(fresh);
