@@ -38,19 +38,49 @@ Woke wait_for(int tree_fd, int wake_fd, milliseconds timeout) {
   return Woke::tree;
 }
 
-// One pass of the pipeline under the store's lock; false when another process holds it.
-bool run_pass(const PluginRegistry& plugins, const Config& config,
+// What an attempt at a pass came to.
+enum class Pass { done, busy, stopped };
+
+// One pass of the pipeline under the store's lock; busy when another process holds it.
+Pass run_pass(const PluginRegistry& plugins, const Config& config,
               const std::filesystem::path& db_file, const WatchEvents& events,
               const std::atomic<bool>& stop) {
   SweepLock lock(db_file);
-  if (!lock.acquired()) return false;
+  if (!lock.acquired()) return Pass::busy;
   Store store(db_file);
   Pipeline pipeline(store, plugins, config);
-  const PipelineReport report = pipeline.sweep_all([&](std::size_t, std::size_t, const auto&) {
-    if (stop) throw WatchStopped{};  // between two sources: what is stored is whole
-  });
-  if (events.after_pass) events.after_pass(report);
-  return true;
+  try {
+    const PipelineReport report = pipeline.sweep_all([&](std::size_t, std::size_t, const auto&) {
+      if (stop) throw WatchStopped{};  // between two sources: what is stored is whole
+    });
+    if (events.after_pass) events.after_pass(report);
+  } catch (const WatchStopped&) {
+    return Pass::stopped;
+  }
+  return Pass::done;
+}
+
+// Waits for the next reason to sweep: a change under the trees (and the settle time after it),
+// or the rescan or poll period since the last pass. False when the watch is to stop.
+bool wait_for_change(std::optional<TreeWatch>& tree, const WatchOptions& options,
+                     Clock::time_point last_pass, int wake_fd, const std::atomic<bool>& stop) {
+  const bool following = tree && tree->following();
+  const auto interval = following ? options.rescan_interval : options.poll_interval;
+  while (!stop) {
+    const auto left = std::chrono::duration_cast<milliseconds>(last_pass + interval - Clock::now());
+    const Woke woke = wait_for(following ? tree->fd() : -1, wake_fd, left);
+    if (stop) return false;
+    if (woke == Woke::timeout) {
+      if (following) tree->refresh();
+      return true;
+    }
+    if (woke == Woke::tree && tree->drain()) {
+      wait_for(-1, wake_fd, options.settle);  // the agent's next lines come with these
+      tree->drain();
+      return true;
+    }
+  }
+  return false;
 }
 
 void say(const WatchEvents& events, const std::string& line) {
@@ -76,35 +106,18 @@ void run_watch(const PluginRegistry& plugins, const Config& config,
   if (!options.poll) tree.emplace(adapters_source_trees(plugins, config));
   say(events, how_it_follows(tree, options));
   bool following = tree && tree->following();
-  bool due = true;  // the first pass catches up with what came while nothing watched
-  auto last_pass = Clock::now();
+  // The first pass catches up with what came while nothing watched.
   while (!stop) {
-    if (due) {
-      try {
-        if (!run_pass(plugins, config, db_file, events, stop)) {  // a sweep or hook is running
-          wait_for(-1, wake_fd, options.busy_retry);
-          continue;
-        }
-      } catch (const WatchStopped&) {
-        break;
-      }
-      due = false;
-      last_pass = Clock::now();
+    const Pass pass = run_pass(plugins, config, db_file, events, stop);
+    if (pass == Pass::stopped) break;
+    if (pass == Pass::busy) {  // a sweep or a hook is running: try again soon
+      wait_for(-1, wake_fd, options.busy_retry);
+      continue;
     }
+    const auto last_pass = Clock::now();
     if (following && !tree->following()) say(events, how_it_follows(tree, options));
     following = tree && tree->following();
-    const auto interval = following ? options.rescan_interval : options.poll_interval;
-    const auto left = std::chrono::duration_cast<milliseconds>(last_pass + interval - Clock::now());
-    const Woke woke = wait_for(following ? tree->fd() : -1, wake_fd, left);
-    if (stop) break;
-    if (woke == Woke::timeout) {
-      due = true;
-      if (following) tree->refresh();
-    } else if (woke == Woke::tree && tree->drain()) {
-      wait_for(-1, wake_fd, options.settle);  // the agent's next lines come with these
-      tree->drain();
-      due = true;
-    }
+    if (!wait_for_change(tree, options, last_pass, wake_fd, stop)) break;
   }
 }
 
