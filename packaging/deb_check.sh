@@ -48,6 +48,7 @@ has "$host_files" "/bash-completion/completions/helix-host$"
 has "$host_files" "/zsh/vendor-completions/_helix-host$"
 has "$host_files" "/fish/vendor_completions.d/helix-host.fish$"
 has "$host_files" "/lib/systemd/user/helix-sweep.timer$"
+has "$host_files" "/lib/systemd/user/helix-watch.service$"
 has "$dev_files" "/include/helix/helix_plugin.h$"
 has "$dev_files" "/cmake/HelixSDK/HelixSDKConfig.cmake$"
 has "$(dpkg-deb -f "$host_deb" Depends)" libsqlite3

@@ -19,6 +19,7 @@
 #include <set>
 
 namespace json = boost::json;
+using helix::test::copy_store;
 using helix::test::Run;
 using helix::test::run_helix;
 using helix::test::TempDir;
@@ -159,7 +160,7 @@ BOOST_AUTO_TEST_CASE(every_command_refuses_a_store_of_a_newer_schema) {
   Sample& s = sample();
   TempDir newer;
   std::filesystem::create_directories(newer / "store");
-  std::filesystem::copy_file(s.dir / "store/helix.db", newer / "store/helix.db");
+  copy_store(s.dir / "store/helix.db", newer / "store/helix.db");
   const auto db = newer / "store/helix.db";
   { helix::Database(db).exec("PRAGMA user_version = 99"); }
   auto refused = [&](const char* command) {
@@ -187,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_corrupt_digest_names_its_session_and_table) {
   Sample& s = sample();
   TempDir copy;
   std::filesystem::create_directories(copy / "store");
-  std::filesystem::copy_file(s.dir / "store/helix.db", copy / "store/helix.db");
+  copy_store(s.dir / "store/helix.db", copy / "store/helix.db");
   std::string uid;
   {
     helix::Database db(copy / "store/helix.db");

@@ -414,7 +414,7 @@ BOOST_AUTO_TEST_CASE(a_store_without_redaction_counts_still_reads) {
   const World& w = world();
   const fs::path old_store = w.dir / "old-store";
   fs::create_directories(old_store);
-  fs::copy_file(w.db(), old_store / "helix.db");
+  helix::test::copy_store(w.db(), old_store / "helix.db");
   {
     helix::Database db(old_store / "helix.db");
     db.exec("DROP TABLE session_redactions; PRAGMA user_version = 3");

@@ -48,4 +48,12 @@ inline void write_file(const std::filesystem::path& path, const std::string& byt
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
+// Copies a store's database file with its write-ahead log, which holds its latest commits (a
+// closing helix-host leaves a small WAL for the next writer to fold in).
+inline void copy_store(const std::filesystem::path& db, const std::filesystem::path& to) {
+  std::filesystem::copy_file(db, to);
+  const std::filesystem::path wal = db.string() + "-wal";
+  if (std::filesystem::exists(wal)) std::filesystem::copy_file(wal, to.string() + "-wal");
+}
+
 }  // namespace helix::test

@@ -8,6 +8,7 @@
 #include "cli/cmd_recall.hpp"
 #include "cli/cmd_retention.hpp"
 #include "cli/cmd_sessions.hpp"
+#include "cli/cmd_watch.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -49,6 +50,15 @@ void describe_sweep(CommandOptions& c) {
       "retry-quarantined", "read quarantined sources again (a plugin crashed or hung on them)")(
       "reparse", po::value<Values>()->composing()->value_name("PLUGIN"),
       "read every source of this adapter plugin again from its start (repeatable)");
+}
+
+void describe_watch(CommandOptions& c) {
+  c.options.add_options()("quiet,q", "print only problems")(
+      "poll", "list the folders on a timer instead of following them with inotify")(
+      "interval", po::value<double>()->default_value(1)->value_name("SECONDS"),
+      "with --poll or without inotify: the time between two sweeps")(
+      "rescan", po::value<double>()->default_value(60)->value_name("SECONDS"),
+      "with inotify: a full sweep at least this often anyway");
 }
 
 void describe_sessions(CommandOptions& c) {
@@ -239,6 +249,12 @@ const std::vector<CommandSpec> kCommands = {
      {"helix-host sweep", "helix-host sweep --quiet    # from cron"},
      describe_sweep,
      cmd_sweep},
+    {"watch",
+     "",
+     "stay running: sweep new transcript lines within a second of their writing",
+     {"helix-host watch", "systemctl --user enable --now helix-watch.service"},
+     describe_watch,
+     cmd_watch},
     {"sessions",
      "",
      "list stored sessions, newest first",

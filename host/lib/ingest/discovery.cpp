@@ -110,6 +110,12 @@ mode_t entry_type(int dir_fd, const dirent& e) {
   return ::fstatat(dir_fd, e.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode & S_IFMT : 0;
 }
 
+FileIdentity identity_of(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          static_cast<int64_t>(st.st_size),
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
 // Where one pattern stands in a directory: the segment that the directory's entries must match.
 struct WalkState {
   std::size_t pattern = 0, segment = 0;
@@ -121,7 +127,7 @@ struct WalkState {
 struct Walk {
   const std::vector<std::vector<std::string>>& patterns;  // each split into segments
   const std::vector<std::string>& roots;                  // canonical, each ending in '/'
-  std::vector<std::vector<std::string>> found;            // by pattern
+  std::vector<std::vector<DiscoveredSource>> found;       // by pattern, layout not yet set
   std::vector<SkippedPath> skipped;
 
   bool inside_roots(const std::string& target) const {
@@ -136,7 +142,7 @@ struct Walk {
     if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
     const std::string at = join(path, name);
     if (S_ISREG(st.st_mode)) {
-      found[pattern].push_back(at);
+      found[pattern].push_back({at, HELIX_LAYOUT_LINES, identity_of(st)});
       return;
     }
     if (!S_ISLNK(st.st_mode)) return;
@@ -148,8 +154,8 @@ struct Walk {
       skipped.push_back({at, fmt::format("a symbolic link out of the agent's roots (to {}); not "
                                          "followed, its target is never opened",
                                          target)});
-    else
-      found[pattern].push_back(target);
+    else if (struct stat target_st{}; ::stat(target.c_str(), &target_st) == 0)
+      found[pattern].push_back({target, HELIX_LAYOUT_LINES, identity_of(target_st)});
   }
 
   const std::string& segment(WalkState s) const { return patterns[s.pattern][s.segment]; }
@@ -299,15 +305,16 @@ Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config&
         patterns.push_back(split(p->glob, '/'));
         if (!patterns.back().empty()) states.push_back({patterns.size() - 1, 0});
       }
-      Walk walk{patterns, inside, std::vector<std::vector<std::string>>(patterns.size()), {}};
+      Walk walk{patterns, inside, std::vector<std::vector<DiscoveredSource>>(patterns.size()), {}};
       walk.directory(AT_FDCWD, canonical.c_str(), canonical, std::move(states), 0);
       for (auto& s : walk.skipped) result.skipped.push_back(std::move(s));
       for (std::size_t k = 0; k < patterns.size(); ++k)  // in pattern order: the first one's layout
         for (auto& file : walk.found[k]) {
-          if (is_credential_path(file))  // refused by name: the file is never opened
-            result.refused_credentials.push_back({file, plugin->name});
+          if (is_credential_path(file.path))  // refused by name: the file is never opened
+            result.refused_credentials.push_back({file.path, plugin->name});
           else
-            found.push_back({std::move(file), plugin->adapter->patterns[k].layout});
+            found.push_back(
+                {std::move(file.path), plugin->adapter->patterns[k].layout, file.identity});
         }
     }
   }

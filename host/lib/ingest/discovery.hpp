@@ -5,6 +5,7 @@
 #pragma once
 
 #include "config/config.hpp"
+#include "model/source_cursor.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "privacy/credential_files.hpp"
 
@@ -16,6 +17,9 @@ namespace helix {
 struct DiscoveredSource {
   std::string path;
   uint32_t layout = HELIX_LAYOUT_LINES;  // of the first adapter pattern that matched it
+  // The file as discovery's stat saw it (ino 0: not stat'ed, e.g. a hook's path): a sweep
+  // tells unchanged sources apart with it, without a second stat per file.
+  FileIdentity identity;
 };
 
 // A credential file an adapter's patterns matched; it is refused by name and never opened.

@@ -82,13 +82,9 @@ SweepReport Sweep::run(const SweepProgress& progress) {
   const auto& sources = discovery.sources;
   mark_orphans(report);
   BatchScope batch(store_, config_.chunk_bytes * kChunksPerCommit);
-  std::vector<FileIdentity> identities;
-  identities.reserve(sources.size());
-  for (const auto& source : sources) identities.push_back(stat_identity(source.path));
-  CursorScan scan = scan_cursors(sources, identities);
-  if (follow_renames(scan.moves)) scan = scan_cursors(sources, identities);  // rare: again
+  CursorScan scan = scan_cursors(sources);
+  if (follow_renames(scan.moves)) scan = scan_cursors(sources);  // rare: again
   SourceList to_read = sources_to_read(sources, scan.unchanged, report);
-  std::vector<FileIdentity>().swap(identities);
   report = run_pipeline(to_read, load_cursors(to_read), progress, std::move(report),
                         sources.size() - to_read.size());
   mark_missing(scan.undiscovered, report);
@@ -126,13 +122,13 @@ CursorTable Sweep::load_cursors(const SourceList& sources) {
 // sources are unchanged (a cursor that is active and whose file is as last seen: counted, never
 // opened), which cursors' files now have another path, and which cursors' paths were not
 // discovered at all (missing, unless a rename explains them).
-Sweep::CursorScan Sweep::scan_cursors(const std::vector<DiscoveredSource>& sources,
-                                      const std::vector<FileIdentity>& identities) {
+Sweep::CursorScan Sweep::scan_cursors(const std::vector<DiscoveredSource>& sources) {
   using Key = std::pair<uint64_t, uint64_t>;
   std::vector<std::pair<Key, std::size_t>> where;  // (identity, source), sorted
   where.reserve(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i)
-    if (identities[i].ino != 0) where.push_back({{identities[i].dev, identities[i].ino}, i});
+    if (const FileIdentity& id = sources[i].identity; id.ino != 0)
+      where.push_back({{id.dev, id.ino}, i});
   std::sort(where.begin(), where.end());
   CursorScan scan;
   scan.unchanged.resize(sources.size());
@@ -140,7 +136,7 @@ Sweep::CursorScan Sweep::scan_cursors(const std::vector<DiscoveredSource>& sourc
     const std::ptrdiff_t i = index_of(sources, cursor.path);
     if (i < 0 && cursor.state != SourceState::missing) scan.undiscovered.push_back(cursor.path);
     if (i >= 0 && cursor.state == SourceState::active &&
-        nothing_to_do(cursor, identities[static_cast<std::size_t>(i)],
+        nothing_to_do(cursor, sources[static_cast<std::size_t>(i)].identity,
                       config_.final_line_grace_seconds) &&
         !reparse_due(cursor))
       scan.unchanged[static_cast<std::size_t>(i)] = true;

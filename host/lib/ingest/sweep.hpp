@@ -44,8 +44,7 @@ class Sweep {
     std::vector<std::pair<std::string, std::string>> moves;  // (cursor's path, file's path now)
     std::vector<std::string> undiscovered;  // cursors not missing whose path was not found
   };
-  CursorScan scan_cursors(const std::vector<DiscoveredSource>& sources,
-                          const std::vector<FileIdentity>& identities);
+  CursorScan scan_cursors(const std::vector<DiscoveredSource>& sources);
   SourceList sources_to_read(const std::vector<DiscoveredSource>& sources,
                              const std::vector<bool>& unchanged, SweepReport& report);
   void mark_missing(const std::vector<std::string>& undiscovered, SweepReport& report);

@@ -2,6 +2,7 @@
 
 #include "plugins/adapter_instance.hpp"
 #include "plugins/batch_wire.hpp"
+#include "privacy/redactor.hpp"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -219,6 +220,12 @@ int AdapterWorker::probe(std::string_view path, std::string_view head, uint64_t 
 
 void AdapterWorker::parse(std::string_view path, uint32_t layout, uint64_t base_offset,
                           std::string_view data, std::string_view state, RecordBatch& batch) const {
+  // Parsing redacts: the rules are built here, once, outside the plugin's memory limit, and
+  // every worker inherits them. A worker started before that (to probe) starts again.
+  if (redactor_ && !redactor_->prepared()) {
+    redactor_->prepare();
+    if (pid_ > 0) stop(false);  // it leaves when its socket closes
+  }
   WireWriter out;
   out.u64(kParse);
   out.str(path);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <boost/json.hpp>
 #include <cmath>
 #include <cstring>
@@ -230,9 +231,13 @@ struct Redactor::Rules {
   std::deque<Rule> list;
   std::deque<Allow> allows;
   RuleChoice choice = RuleChoice::kPrefilter;
-  std::unique_ptr<RulePrefilter> prefilter;  // kPrefilter
-  std::unique_ptr<RE2::Set> set;             // kRe2Set: every rule
-  bool builtin_only = true;                  // no configured rules (see only_json_syntax_outside)
+  // kPrefilter: built by the first text that needs it (a sweep that reads nothing new, only
+  // probes or stats, never pays its Vectorscan compile), or by prepare().
+  mutable std::unique_ptr<RulePrefilter> prefilter;
+  mutable std::once_flag prefilter_once;
+  mutable std::atomic<bool> prefilter_built{false};
+  std::unique_ptr<RE2::Set> set;  // kRe2Set: every rule
+  bool builtin_only = true;       // no configured rules (see only_json_syntax_outside)
 
   std::string marker(int rule) const {
     return "[REDACTED:" + list[static_cast<std::size_t>(rule)].id + "]";
@@ -245,9 +250,20 @@ struct Redactor::Rules {
            });
   }
 
+  const RulePrefilter& built_prefilter() const {
+    std::call_once(prefilter_once, [&] {
+      std::vector<RulePrefilter::Rule> inputs;
+      for (const auto& rule : list)
+        inputs.push_back({rule.keywords, rule.required, rule.regex.pattern()});
+      prefilter = std::make_unique<RulePrefilter>(inputs);
+      prefilter_built = true;
+    });
+    return *prefilter;
+  }
+
   // The rules that may find something in `text`, ascending: a superset of those that do.
   void candidates(std::string_view text, std::vector<int>& out) const {
-    if (choice == RuleChoice::kPrefilter) return prefilter->candidates(text, out);
+    if (choice == RuleChoice::kPrefilter) return built_prefilter().candidates(text, out);
     out.clear();
     std::vector<int> hits;
     if (choice == RuleChoice::kEveryRule) {
@@ -581,14 +597,7 @@ Redactor::Redactor(const RedactionConfig& config, const RedactorOptions& options
 // How a text's candidate rules are chosen: the keyword prefilter, every rule, or all rules
 // compiled together into one RE2::Set.
 void Redactor::prepare_choice(Rules& r) {
-  if (r.choice == RuleChoice::kPrefilter) {
-    std::vector<RulePrefilter::Rule> inputs;
-    for (const auto& rule : r.list)
-      inputs.push_back({rule.keywords, rule.required, rule.regex.pattern()});
-    r.prefilter = std::make_unique<RulePrefilter>(inputs);
-    return;
-  }
-  if (r.choice == RuleChoice::kEveryRule) return;
+  if (r.choice == RuleChoice::kPrefilter || r.choice == RuleChoice::kEveryRule) return;
   RE2::Options set_options = rule_options();
   set_options.set_max_mem(int64_t{256} << 20);  // some 250 rules, long counted repeats
   r.set = std::make_unique<RE2::Set>(set_options, RE2::UNANCHORED);
@@ -603,6 +612,14 @@ void Redactor::prepare_choice(Rules& r) {
 }
 
 Redactor::~Redactor() = default;
+
+void Redactor::prepare() const {
+  if (rules_->choice == RuleChoice::kPrefilter) rules_->built_prefilter();
+}
+
+bool Redactor::prepared() const {
+  return rules_->choice != RuleChoice::kPrefilter || rules_->prefilter_built;
+}
 
 bool RecordScan::covers(std::string_view text) const {
   if (!clean_) return false;

@@ -43,8 +43,9 @@ struct RedactorOptions {
 
 class Redactor {
  public:
-  // Builds the prefilter; each rule's regex is compiled the first time a text needs it. Throws
-  // std::runtime_error for a configured rule or allow entry the config check let through.
+  // Checks the rules; the prefilter is built by the first text searched (or prepare()), each
+  // rule's regex the first time a text needs it. Throws std::runtime_error for a configured
+  // rule or allow entry the config check let through.
   explicit Redactor(const RedactionConfig& config = {}, const RedactorOptions& options = {});
   ~Redactor();
   Redactor(const Redactor&) = delete;
@@ -62,6 +63,10 @@ class Redactor {
 
   // `text` redacted: for log lines and other texts kept outside the store.
   std::string redacted(std::string_view text) const;
+
+  // Builds the prefilter now: before a fork, so that the processes share one copy of it.
+  void prepare() const;
+  bool prepared() const;  // nothing is left for the first text to build
 
   // The ids of the rules applied, built-in then configured.
   std::vector<std::string> rule_ids() const;
