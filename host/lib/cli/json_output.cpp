@@ -1,5 +1,7 @@
 #include "cli/json_output.hpp"
 
+#include "base/text.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -14,6 +16,15 @@ std::string plain_decimal(double value) {
   text.erase(text.find_last_not_of('0') + 1);
   if (text.back() == '.') text += '0';
   return text == "-0.0" ? "0.0" : text;
+}
+
+// A string as JSON text that is valid UTF-8 whatever its bytes: a file name is bytes, not text,
+// and one invalid byte would make the whole output unreadable to a JSON parser. Invalid
+// sequences become U+FFFD.
+std::string string_json(boost::json::string_view text) {
+  if (is_valid_utf8(text)) return boost::json::serialize(text);
+  const std::string repaired = valid_utf8(text);
+  return boost::json::serialize(boost::json::string_view(repaired));
 }
 
 // `indent` < 0: on one line; else the current depth's indentation in spaces.
@@ -52,7 +63,7 @@ void write(const boost::json::value& v, std::string& out, int indent = -1) {
         if (!first) out += ',';
         first = false;
         newline(inner);
-        out += boost::json::serialize(boost::json::string_view(key));
+        out += string_json(key);
         out += indent >= 0 ? ": " : ":";
         write(e, out, inner);
       }
@@ -60,6 +71,9 @@ void write(const boost::json::value& v, std::string& out, int indent = -1) {
       out += '}';
       return;
     }
+    case boost::json::kind::string:
+      out += string_json(v.get_string());
+      return;
     default:
       out += boost::json::serialize(v);
   }
