@@ -5,7 +5,7 @@
 #include "cli/cli_support.hpp"
 #include "cli/commands.hpp"
 #include "config/config.hpp"
-#include "store/database.hpp"
+#include "store/store.hpp"
 
 #include <fmt/format.h>
 #include <helix/helix_plugin.h>

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "store/search_index.hpp"
+#include "store/store.hpp"
 
 namespace helix {
 namespace {

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -63,13 +62,6 @@ class Statement {
 };
 
 class Database;
-
-// The store stayed locked by another connection past the busy timeout (SQLITE_BUSY): nothing
-// of the failed statement was written, and waiting again would wait as long.
-class StoreLocked : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // A statement borrowed from its connection's cache for one use: reset and unbound when the
 // lease ends, however it ends (a caller that throws mid-step leaves nothing bound or open).
