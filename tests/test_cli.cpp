@@ -521,6 +521,34 @@ BOOST_AUTO_TEST_CASE(search_takes_plain_words_stems_and_groups_per_session) {
              static_cast<long>(grouped.size()));
 }
 
+// A transcript whose folder and file names are not UTF-8 (the bytes 0xff and 0xfe): every JSON
+// output stays valid UTF-8 that parses, the bad bytes shown as U+FFFD.
+BOOST_AUTO_TEST_CASE(file_names_that_are_not_utf8_give_valid_json) {
+  TempDir dir;
+  const std::filesystem::path file =
+      dir / "home/claude/projects/-bad\xff\xfe" / "cf564e14-9b07-42ad-8d9a-4faa1b79a0ed\xff.jsonl";
+  helix::test::write_file(file, helix::test::read_file(HELIX_TEST_FIXTURE_DIR
+                                                       "/claude/entire-2.0.76-tool-errors.jsonl"));
+  const std::string env = fmt::format(
+      "CLAUDE_CONFIG_DIR={0}/home/claude CODEX_HOME={0}/none GROK_HOME={0}/none "
+      "XDG_CONFIG_HOME={0}/xdg ",
+      dir.path().string());
+  BOOST_REQUIRE(run_helix(env, dir / "store", "sweep --quiet", dir / "e.txt").exit_code == 0);
+  for (const char* command : {"sessions --json", "sessions --jsonl"}) {
+    BOOST_TEST_CONTEXT(command) {
+      const Run r = run_helix(env, dir / "store", command, dir / "e.txt");
+      BOOST_TEST(r.exit_code == 0);
+      BOOST_TEST(valid_utf8(r.out));
+      const std::string first_line = r.out.substr(0, r.out.find('\n'));
+      const json::value parsed = json::parse(first_line);
+      const json::object& session =
+          parsed.is_array() ? parsed.as_array().at(0).as_object() : parsed.as_object();
+      const std::string path(session.at("source_path").as_string());
+      BOOST_TEST(path.find("-bad\xef\xbf\xbd\xef\xbf\xbd/") != std::string::npos, path);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(words_of_languages_without_spaces_are_found) {
   JapaneseSample ja;
   BOOST_REQUIRE(ja.helix("sweep --quiet").exit_code == 0);

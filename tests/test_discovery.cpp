@@ -8,9 +8,15 @@
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 
 using namespace helix;
 
@@ -235,4 +241,83 @@ BOOST_AUTO_TEST_CASE(links_out_of_the_roots_are_refused_named_and_never_opened) 
 
   helix::test::read_file(targets[2]);  // the control: a real open is seen
   BOOST_TEST(watch.opens() > 0);
+}
+
+// A folder the walk cannot open is named in the sweep's problems. Permissions do not stop root,
+// so as root a fanotify permission event refuses the folder's opens instead (EPERM), which
+// stops root as well; as another user, mode 0000 does.
+namespace {
+
+// Refuses every open of one folder while it lives (needs root: fanotify permission events).
+class DenyOpens {
+ public:
+  explicit DenyOpens(const std::filesystem::path& dir)
+      : fd_(::fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT | FAN_NONBLOCK, O_RDONLY)) {
+    if (fd_ >= 0 &&
+        ::fanotify_mark(fd_, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR, AT_FDCWD, dir.c_str()) == 0)
+      answering_ = std::thread([this] { answer(); });
+  }
+  ~DenyOpens() {
+    stop_ = true;
+    if (answering_.joinable()) answering_.join();
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DenyOpens(const DenyOpens&) = delete;
+  DenyOpens& operator=(const DenyOpens&) = delete;
+  bool active() const { return answering_.joinable(); }
+
+ private:
+  void answer() {
+    alignas(fanotify_event_metadata) char events[4096];
+    while (!stop_.load()) {
+      pollfd ready{fd_, POLLIN, 0};
+      if (::poll(&ready, 1, 50) <= 0) continue;
+      ssize_t n = ::read(fd_, events, sizeof events);
+      auto* event = reinterpret_cast<fanotify_event_metadata*>(events);
+      for (; FAN_EVENT_OK(event, n); event = FAN_EVENT_NEXT(event, n)) {
+        const fanotify_response deny{event->fd, FAN_DENY};
+        BOOST_TEST(::write(fd_, &deny, sizeof deny) == ssize_t{sizeof deny});
+        if (event->fd >= 0) ::close(event->fd);
+      }
+    }
+  }
+
+  int fd_;
+  std::atomic<bool> stop_{false};
+  std::thread answering_;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_folder_that_cannot_be_opened_is_named_even_as_root) {
+  namespace fs = std::filesystem;
+  CredentialHome home;
+  const fs::path locked = home.root / "locked";
+  helix::test::write_file(locked / "hidden.test", "user_msg hidden\n");
+  helix::PluginRegistry registry;
+  registry.load_directory(std::filesystem::path(HELIX_TEST_PLUGINS_ROOT) / "credentials");
+  helix::Store store(home.temp / "store/helix.db");
+  const helix::Config config = home.config();
+
+  std::optional<DenyOpens> deny;
+  if (::geteuid() == 0) {
+    deny.emplace(locked);
+    BOOST_REQUIRE_MESSAGE(deny->active(), "fanotify permission events are unavailable");
+  } else {
+    fs::permissions(locked, fs::perms::none);
+  }
+  const helix::SweepReport report = helix::Sweep(store, registry, config).run();
+  deny.reset();
+  fs::permissions(locked, fs::perms::owner_all);
+
+  const std::string named = locked.string() + ": this folder cannot be";
+  BOOST_TEST(std::any_of(report.problems.begin(), report.problems.end(),
+                         [&](const std::string& p) { return p.find(named) != std::string::npos; }),
+             "no problem names " << locked);
+  for (const auto& p : report.problems) BOOST_TEST_MESSAGE(p);
+  // The control: once it can be read, nothing names it.
+  const helix::SweepReport after = helix::Sweep(store, registry, config).run();
+  BOOST_TEST(std::none_of(after.problems.begin(), after.problems.end(), [&](const std::string& p) {
+    return p.find(locked.string() + ":") != std::string::npos;
+  }));
 }

@@ -6,12 +6,20 @@
 #include "plugins/plugin_registry.hpp"
 #include "temp_dir.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -278,4 +286,148 @@ BOOST_AUTO_TEST_CASE(plugins_load_by_canonical_path_whatever_the_search_path) {
   BOOST_TEST(contains(out, "good "));
   BOOST_TEST(contains(out, p.good.string()));
   BOOST_TEST(!contains(out, "twin"));
+}
+
+// Race-free loading: every folder from / down is judged, and the file that loads is the file
+// that was judged (opened by descriptor, loaded through /proc/self/fd).
+
+namespace {
+
+// The inode of the file whose mapping holds `address` in this process (/proc/self/maps).
+ino_t mapped_inode(const void* address) {
+  std::ifstream maps("/proc/self/maps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  for (std::string line; std::getline(maps, line);) {
+    unsigned long long start = 0, end = 0, inode = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %*s %*s %*s %llu", &start, &end, &inode) == 3 &&
+        at >= start && at < end)
+      return static_cast<ino_t>(inode);
+  }
+  return 0;
+}
+
+ino_t inode_of(const fs::path& file) {
+  struct stat st {};
+  BOOST_REQUIRE(::stat(file.c_str(), &st) == 0);
+  return st.st_ino;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_writable_folder_above_the_plugin_directory_is_refused_naming_it) {
+  helix::test::TempDir temp;
+  const fs::path shared = temp / "shared", dir = shared / "plugins";
+  fs::create_directories(dir);
+  fs::copy_file(plugin_file("good", "good"), dir / "libhelix_good.so");
+  fs::permissions(shared, fs::perms::all);  // 0777: anyone may rename plugins/ away
+  helix::PluginRegistry registry;
+  registry.load_directory(dir);
+  BOOST_TEST(registry.loaded().empty());
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(registry.refused()[0].path == dir);
+  const std::string& reason = registry.refused()[0].reason;
+  BOOST_TEST(contains(reason, "folder above the plugin directory " + shared.string() +
+                                  " is writable by all users (mode 0777)"));
+  BOOST_TEST(contains(reason, "chmod go-w " + shared.string()));
+
+  // The sticky bit (as on /tmp) lets nobody rename another user's entries: accepted.
+  fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+  helix::PluginRegistry sticky;
+  sticky.load_directory(dir);
+  BOOST_TEST(sticky.refused().empty());
+  BOOST_TEST(sticky.loaded().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_writable_folder_above_a_single_plugin_file_is_refused) {
+  helix::test::TempDir temp;
+  const fs::path shared = temp / "shared", file = shared / "deep" / "libhelix_good.so";
+  fs::create_directories(file.parent_path());
+  fs::copy_file(plugin_file("good", "good"), file);
+  fs::permissions(shared, fs::perms::group_write, fs::perm_options::add);
+  helix::PluginRegistry registry;
+  registry.load_plugin_file(file);
+  BOOST_TEST(registry.loaded().empty());
+  BOOST_TEST_REQUIRE(registry.refused().size() == 1u);
+  BOOST_TEST(contains(
+      registry.refused()[0].reason,
+      "folder above the plugin directory " + shared.string() + " is writable by its group"));
+}
+
+// An attacker exchanges the plugin file with a world-writable one of the same name while
+// helix-host first opens it: a fanotify permission event holds that open until the exchange is
+// done (which needs root, as the CI runs). Checking one file and loading another by path would
+// then run the world-writable plugin; loading the judged descriptor never does, and whatever
+// loads is mapped from the judged inode.
+BOOST_AUTO_TEST_CASE(a_plugin_swapped_while_it_is_checked_is_never_loaded) {
+  TwoPlugins p;
+  fs::remove(p.twin);
+  const fs::path outside = p.temp / "outside", impostor = outside / "libhelix_good.so";
+  fs::create_directory(outside);
+  fs::copy_file(plugin_file("duplicate", "twin_a"), impostor);
+  fs::permissions(impostor, fs::perms::all);  // 0777: anyone could have written it
+  const ino_t good_inode = inode_of(p.good);
+  const auto exchange = [&] {
+    return ::renameat2(AT_FDCWD, p.good.c_str(), AT_FDCWD, impostor.c_str(), RENAME_EXCHANGE) == 0;
+  };
+  const int watcher = ::fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, O_RDONLY);
+  if (watcher < 0) {
+    BOOST_TEST_MESSAGE("skipped: fanotify permission events need root (" << std::strerror(errno)
+                                                                         << ")");
+    return;
+  }
+  // The mark is on the judged file's inode, wherever it is renamed.
+  BOOST_REQUIRE(::fanotify_mark(watcher, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, p.good.c_str()) ==
+                0);
+  std::atomic<bool> armed{false}, stop{false};
+  std::thread attacker([&] {
+    alignas(fanotify_event_metadata) char events[4096];
+    for (ssize_t n; !stop.load() && (n = ::read(watcher, events, sizeof events)) > 0;) {
+      auto* event = reinterpret_cast<fanotify_event_metadata*>(events);
+      for (; FAN_EVENT_OK(event, n); event = FAN_EVENT_NEXT(event, n)) {
+        if (armed.exchange(false)) BOOST_TEST(exchange());
+        const fanotify_response allow{event->fd, FAN_ALLOW};
+        BOOST_TEST(::write(watcher, &allow, sizeof allow) == ssize_t{sizeof allow});
+        ::close(event->fd);
+      }
+    }
+  });
+  int swaps = 0, loaded_good = 0, loaded_impostor = 0, wrong_inode = 0;
+  for (int round = 0; round < 20; ++round) {
+    armed = true;
+    {
+      helix::PluginRegistry registry;
+      registry.load_directory(p.dir);
+      for (const auto& plugin : registry.loaded()) {
+        ++(plugin.name == "good" ? loaded_good : loaded_impostor);
+        if (mapped_inode(reinterpret_cast<const void*>(plugin.adapter->parse)) != good_inode)
+          ++wrong_inode;
+      }
+    }
+    if (!armed.exchange(false)) {  // swapped during the load: the judged file back in place
+      ++swaps;
+      BOOST_REQUIRE(exchange());
+    }
+  }
+  stop = true;
+  ::close(::open(p.good.c_str(), O_RDONLY | O_CLOEXEC));  // an event: the attacker sees stop
+  attacker.join();
+  ::close(watcher);
+  BOOST_TEST(swaps == 20);
+  BOOST_TEST(loaded_impostor == 0);
+  BOOST_TEST(wrong_inode == 0);
+  BOOST_TEST(loaded_good == 20);
+}
+
+// A plugin that is a link is judged by its target's whole path, every folder of it included.
+BOOST_AUTO_TEST_CASE(a_link_to_a_plugin_in_a_safe_directory_loads_from_its_target) {
+  TwoPlugins p;
+  const fs::path elsewhere = p.temp / "elsewhere";
+  fs::create_directory(elsewhere);
+  fs::rename(p.twin, elsewhere / "libhelix_twin_a.so");
+  fs::create_symlink(elsewhere / "libhelix_twin_a.so", p.twin);
+  helix::PluginRegistry registry;
+  registry.load_directory(p.dir);
+  BOOST_TEST(registry.refused().empty());
+  BOOST_TEST_REQUIRE(registry.loaded().size() == 2u);
+  BOOST_TEST(registry.find("twin")->path == elsewhere / "libhelix_twin_a.so");
 }

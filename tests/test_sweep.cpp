@@ -331,4 +331,23 @@ BOOST_AUTO_TEST_CASE(a_failed_write_keeps_the_rest_of_its_visits_report) {
   BOOST_TEST(mentions("no loaded plugin recognises this file"));
 }
 
+// A rewrite that changes the first prompt changes the title derived from it.
+BOOST_AUTO_TEST_CASE(a_rewrite_changes_the_title_derived_from_the_first_prompt) {
+  const std::string all = fixture_bytes();
+  test::write_file(session_path(), all);
+  sweep();
+  const std::string uid = "claude:" + kSessionId;
+  auto title = [&] {
+    Store store(dir / "store" / "helix.db");
+    return store.session(uid).value().title;
+  };
+  BOOST_TEST(title().starts_with("can you look at the changes in this branch"));
+  std::string rewritten = first_lines(all, 10);
+  const std::string old_prompt = "can you look at the changes in this branch";
+  rewritten.replace(rewritten.find(old_prompt), old_prompt.size(), "please write the changelog");
+  test::write_file(session_path(), rewritten);
+  BOOST_TEST(sweep().sources_rewritten == 1);
+  BOOST_TEST(title().starts_with("please write the changelog"), title());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,8 @@
 // JSON text as helix writes it (see json_text.hpp).
 #include "base/json_text.hpp"
 
+#include "base/text.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -22,6 +24,15 @@ std::string exact_decimal(double value) {
   std::string text = fmt::format("{}", value);
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
+}
+
+// A string as JSON text that is valid UTF-8 whatever its bytes: a file name is bytes, not text,
+// and one invalid byte would make the whole output unreadable to a JSON parser. Invalid
+// sequences become U+FFFD.
+std::string string_json(boost::json::string_view text) {
+  if (is_valid_utf8(text)) return boost::json::serialize(text);
+  const std::string repaired = valid_utf8(text);
+  return boost::json::serialize(boost::json::string_view(repaired));
 }
 
 void write(const boost::json::value& v, std::string& out, int indent);
@@ -51,7 +62,7 @@ void write_object(const boost::json::object& o, std::string& out, int indent) {
     if (!first) out += ',';
     first = false;
     newline(out, inner);
-    out += boost::json::serialize(boost::json::string_view(key));
+    out += string_json(key);
     out += indent >= 0 ? ": " : ":";
     write(e, out, inner);
   }
@@ -70,6 +81,9 @@ void write(const boost::json::value& v, std::string& out, int indent) {
       return write_array(v.get_array(), out, indent);
     case boost::json::kind::object:
       return write_object(v.get_object(), out, indent);
+    case boost::json::kind::string:
+      out += string_json(v.get_string());
+      return;
     default:
       out += boost::json::serialize(v);
   }

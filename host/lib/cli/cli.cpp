@@ -6,6 +6,7 @@
 #include "cli/cli_support.hpp"
 #include "cli/commands.hpp"
 #include "config/config.hpp"
+#include "store/store.hpp"
 
 #include <fmt/format.h>
 #include <helix/helix_plugin.h>
@@ -123,6 +124,8 @@ int run_guarded(int argc, char** argv) {
     return report(e.what(), kExitConfig);
   } catch (const NotFound& e) {
     return report(e.what(), kExitNotFound);
+  } catch (const StoreLocked& e) {
+    return report(fmt::format("{}; try again later", e.what()), kExitBusy);
   } catch (const std::exception& e) {
     return report(e.what(), kExitFailure);
   }

@@ -17,6 +17,8 @@ inline constexpr int kExitDataError = 65;  // an input file is not what it must 
 // `sweep`: the store refused or lost writes (disk full, I/O error); the report counts only what
 // was committed, and the next sweep reads the rest again (EX_IOERR).
 inline constexpr int kExitStoreFailed = 74;
-inline constexpr int kExitBusy = 75;  // another sweep holds the store (EX_TEMPFAIL)
+// Another sweep holds the store, or another process kept it locked past the busy timeout
+// (EX_TEMPFAIL).
+inline constexpr int kExitBusy = 75;
 
 }  // namespace helix

@@ -43,11 +43,15 @@ BatchWriter::BatchWriter(Store& store, StepQueue& queue, const SourceList& sourc
 // that visit's writes are dropped (not its counts and messages).
 void BatchWriter::apply(SweepStep& step, SweepReport& report) {
   accumulate(report, std::move(step.delta));
-  if (step.write && step.visit != failed_visit_) {
+  if (step.write && locked_) {
+    drop_visit(step.visit, report);
+  } else if (step.write && step.visit != failed_visit_) {
     try {
       write(*step.write, report);
     } catch (const BatchLost& e) {
       lose_batch(step.visit, e, report);
+    } catch (const StoreLocked& e) {
+      stop_on_lock(step.visit, e, report);
     } catch (const std::exception& e) {
       ++report.store_failures;  // the store refused the write (its chunk alone is undone)
       fail_visit(step.visit, e.what(), report);
@@ -83,10 +87,27 @@ void BatchWriter::write(SourceWrite& w, SweepReport& report) {
 
 void BatchWriter::fail_visit(std::size_t visit, const std::string& why, SweepReport& report) {
   if (visit == failed_visit_) return;
+  drop_visit(visit, report);
+  report.problems.push_back(fmt::format("{}: {}", sources_[visit]->path, why));
+}
+
+// One message for the lock, not one per source: each would only say the same.
+void BatchWriter::stop_on_lock(std::size_t visit, const StoreLocked& e, SweepReport& report) {
+  locked_ = true;
+  ++report.store_failures;
+  report.problems.push_back(
+      fmt::format("{}: the sweep stores nothing more; the sources it did not store are read "
+                  "again by the next sweep",
+                  e.what()));
+  drop_visit(visit, report);
+}
+
+// The visit's writes are dropped, and its source keeps its stored cursor.
+void BatchWriter::drop_visit(std::size_t visit, SweepReport& report) {
+  if (visit == failed_visit_) return;
   failed_visit_ = visit;
   queue_.fail(visit);
   ++report.sources_failed;
-  report.problems.push_back(fmt::format("{}: {}", sources_[visit]->path, why));
 }
 
 // Sources of earlier visits in the lost batch kept their stored cursors. The visit being

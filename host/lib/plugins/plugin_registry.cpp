@@ -3,17 +3,22 @@
 #include "base/ownership.hpp"
 #include "base/semver.hpp"
 #include "plugins/abi_struct.hpp"
+#include "plugins/trusted_open.hpp"
 
 #define BOOST_DLL_USE_STD_FS
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -21,8 +26,15 @@
 namespace helix {
 namespace dll = boost::dll;
 
+// A library loaded through /proc/self/fd/N keeps N open while it lives: the loader knows it by
+// that name, so the number must not name another file meanwhile.
+struct LoadedLibrary {
+  OwnedFd fd;
+  dll::shared_library lib;  // destroyed (unloaded) before its descriptor closes
+};
+
 struct PluginRegistry::Libraries {
-  std::vector<dll::shared_library> items;
+  std::vector<LoadedLibrary> items;
 };
 
 PluginRegistry::PluginRegistry() : libraries_(std::make_unique<Libraries>()) {}
@@ -51,13 +63,50 @@ bool is_first_party_dir(const std::filesystem::path& dir) {
   return false;
 }
 
-bool has_elf_header(const std::filesystem::path& file) {
+bool has_elf_header(int fd) {
   char magic[4] = {};
-  std::ifstream in(file, std::ios::binary);
-  return in.read(magic, sizeof magic) && std::memcmp(magic,
-                                                     "\x7f"
-                                                     "ELF",
-                                                     4) == 0;
+  return ::pread(fd, magic, sizeof magic, 0) == sizeof magic && std::memcmp(magic,
+                                                                            "\x7f"
+                                                                            "ELF",
+                                                                            sizeof magic) == 0;
+}
+
+constexpr TrustedRole kDirectoryRole{"plugin directory", "folder above the plugin directory", true};
+constexpr TrustedRole kFileRole{"plugin file", "directory of the plugin file", false};
+
+// The name the loader opens the descriptor by: the very file that was checked.
+std::string descriptor_path(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
+
+// Whether the mapping holding `code` is of the file `checked` describes (read from
+// /proc/self/maps: "start-end perms offset major:minor inode path").
+bool mapped_from(const void* code, const struct stat& checked) {
+  std::ifstream maps("/proc/self/maps");
+  const auto address = reinterpret_cast<std::uintptr_t>(code);
+  for (std::string line; std::getline(maps, line);) {
+    unsigned long long start = 0, end = 0, inode = 0;
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %*s %*s %x:%x %llu", &start, &end, &major, &minor,
+                    &inode) != 5)
+      continue;
+    if (address >= start && address < end)
+      return makedev(major, minor) == checked.st_dev && inode == checked.st_ino;
+  }
+  return false;
+}
+
+// The names of the entries of the open directory `dir_fd` that are (or link to) regular files.
+std::vector<std::string> regular_files(int dir_fd) {
+  std::vector<std::string> names;
+  DIR* listing = ::fdopendir(::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0));
+  if (!listing) return names;
+  while (const dirent* entry = ::readdir(listing)) {
+    struct stat st {};
+    if (::fstatat(dir_fd, entry->d_name, &st, 0) == 0 && S_ISREG(st.st_mode))
+      names.emplace_back(entry->d_name);
+  }
+  ::closedir(listing);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 // The struct_size a table declares (its first member).
@@ -115,21 +164,40 @@ void read_extensions(PluginInfo& info) {
   if (reparse && reparse->reparse_below) info.reparse_below = reparse->reparse_below;
 }
 
-// Why someone other than its owner (the user running helix-host, or root) could replace the
-// code in `path`, or "" when nobody else can.
-std::string changeable_by_others(const std::filesystem::path& path, const char* what) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return fmt::format("cannot check the {} {}: {}", what, path.string(), std::strerror(errno));
-  return helix::changeable_by_others(st, what, path.string(),
-                                     "could change the code helix-host runs");
+// Loads the checked file open as `fd` through /proc/self/fd/N into `out`, or says why not. The
+// loader answers a name it already knows with the library it holds under it (one an earlier
+// registry loaded from that number stays mapped when it has unique C++ symbols), so the mapping
+// is checked to be of the checked file, and a taken number is given up for a fresh one.
+std::string load_descriptor(OwnedFd fd, LoadedLibrary& out) {
+  struct stat checked {};
+  if (::fstat(fd.get(), &checked) != 0)
+    return fmt::format("it cannot be checked: {}", std::strerror(errno));
+  using QueryFn = const helix_plugin_descriptor*(uint32_t, uint32_t);
+  for (int attempt = 0; attempt < 16 && fd.valid(); ++attempt) {
+    {
+      std::error_code ec;
+      dll::shared_library lib(descriptor_path(fd.get()), ec,
+                              dll::load_mode::rtld_now | dll::load_mode::rtld_local);
+      if (ec) return fmt::format("it cannot be loaded: {}", ec.message());
+      if (lib.has(HELIX_ENTRY_SYMBOL) &&
+          mapped_from(reinterpret_cast<const void*>(&lib.get<QueryFn>(HELIX_ENTRY_SYMBOL)),
+                      checked)) {
+        out = LoadedLibrary{std::move(fd), std::move(lib)};
+        return {};
+      }
+    }
+    fd = OwnedFd(::fcntl(fd.get(), F_DUPFD_CLOEXEC, fd.get() + 1));
+  }
+  return "the loader did not map the checked file (another library holds its descriptor's "
+         "name); load fewer plugins in one process or report this as a bug";
 }
 
 }  // namespace
 
 void PluginRegistry::load_directory(const std::filesystem::path& configured) {
-  // Everything below works on canonical absolute paths: neither the working directory, nor a
-  // symbolic link, nor the loader's search path (LD_LIBRARY_PATH) decides which file loads.
+  // The directory is named by its canonical absolute path (neither the working directory nor
+  // the loader's search path decides which file loads), then opened and judged by descriptor
+  // from / down; its files are opened through that descriptor and loaded through their own.
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(configured, ec);
   if (ec || !std::filesystem::is_directory(dir, ec)) {
@@ -138,21 +206,15 @@ void PluginRegistry::load_directory(const std::filesystem::path& configured) {
            "directory with --plugins or set [plugins] dirs in the configuration");
     return;
   }
-  if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
-    return refuse(dir, problem);
-  std::vector<std::filesystem::path> files;
+  TrustedOpen opened = open_trusted(dir, kDirectoryRole);
+  if (!opened.problem.empty()) return refuse(dir, opened.problem);
   std::vector<std::filesystem::path> misnamed;  // shared libraries helix-host does not load
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file()) continue;
+  for (const std::string& name : regular_files(opened.fd.get())) {
     if (is_plugin_file_name(name))
-      files.push_back(entry.path());
+      load_entry(opened.fd.get(), dir / name);
     else if (name.ends_with(".so") || name.find(".so.") != std::string::npos)
-      misnamed.push_back(entry.path());
+      misnamed.push_back(dir / name);
   }
-  std::sort(files.begin(), files.end());
-  std::sort(misnamed.begin(), misnamed.end());
-  for (const auto& file : files) load_checked(file, dir);
   for (const auto& file : misnamed)
     refuse(file,
            "its name does not match libhelix_<name>.so, so it is not loaded; if it is a "
@@ -163,35 +225,36 @@ void PluginRegistry::load_plugin_file(const std::filesystem::path& file) {
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::canonical(file.parent_path(), ec);
   if (ec) return refuse(file, fmt::format("its directory cannot be resolved: {}", ec.message()));
-  if (auto problem = changeable_by_others(dir, "plugin directory"); !problem.empty())
-    return refuse(file, problem);
-  load_checked(file, dir);
+  TrustedOpen opened = open_trusted(dir, kDirectoryRole);
+  if (!opened.problem.empty()) return refuse(file, opened.problem);
+  load_entry(opened.fd.get(), dir / file.filename());
 }
 
-void PluginRegistry::load_checked(const std::filesystem::path& file,
-                                  const std::filesystem::path& dir) {
-  std::error_code ec;
-  const std::filesystem::path real = std::filesystem::canonical(file, ec);  // a link's target
-  std::string problem = ec ? fmt::format("it cannot be resolved: {}", ec.message())
-                           : changeable_by_others(real, "plugin file");
-  if (problem.empty() && real.parent_path() != dir)
-    problem = changeable_by_others(real.parent_path(), "directory of the plugin file");
-  if (!problem.empty()) return refuse(file, problem);
-  load_file(real);
+void PluginRegistry::load_entry(int dir_fd, const std::filesystem::path& file) {
+  TrustedOpen opened = open_trusted_entry(dir_fd, file, kFileRole);
+  std::filesystem::path real = file;
+  if (opened.link) {  // a link is judged by its target's whole path, from / down
+    std::error_code ec;
+    real = std::filesystem::canonical(file, ec);
+    if (ec) return refuse(file, fmt::format("it cannot be resolved: {}", ec.message()));
+    opened = open_trusted(real, kFileRole);
+  }
+  if (!opened.problem.empty()) return refuse(file, opened.problem);
+  load_file(real, std::move(opened.fd));
 }
 
 void PluginRegistry::refuse(const std::filesystem::path& file, std::string reason) {
   refused_.push_back({file, std::move(reason)});
 }
 
-void PluginRegistry::load_file(const std::filesystem::path& file) {
-  if (!has_elf_header(file))
+void PluginRegistry::load_file(const std::filesystem::path& file, OwnedFd fd) {
+  if (!has_elf_header(fd.get()))
     return refuse(file,
                   "it is not a shared library (it has no ELF header); remove it from the "
                   "plugin directory");
   // Check for the entry symbol without running any of the library's code.
   try {
-    dll::library_info info(file);
+    dll::library_info info(descriptor_path(fd.get()));
     auto symbols = info.symbols();
     if (std::find(symbols.begin(), symbols.end(), HELIX_ENTRY_SYMBOL) == symbols.end())
       return refuse(file, fmt::format("it does not export {}, so it is not a Helix plugin; "
@@ -201,9 +264,10 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
     return refuse(file, fmt::format("it is not a readable shared library ({})", e.what()));
   }
 
-  std::error_code ec;
-  dll::shared_library lib(file, ec, dll::load_mode::rtld_now | dll::load_mode::rtld_local);
-  if (ec) return refuse(file, fmt::format("it cannot be loaded: {}", ec.message()));
+  LoadedLibrary loaded;
+  if (auto problem = load_descriptor(std::move(fd), loaded); !problem.empty())
+    return refuse(file, problem);
+  dll::shared_library& lib = loaded.lib;
 
   using QueryFn = const helix_plugin_descriptor*(uint32_t, uint32_t);
   const helix_plugin_descriptor* declared =
@@ -267,7 +331,7 @@ void PluginRegistry::load_file(const std::filesystem::path& file) {
                                     "(adapter = {}, digester = {} from ABI 1.1)",
                                     d->kind, HELIX_KIND_ADAPTER, HELIX_KIND_DIGESTER));
   }
-  libraries_->items.push_back(std::move(lib));
+  libraries_->items.push_back(std::move(loaded));
   loaded_.push_back(std::move(info));
 }
 

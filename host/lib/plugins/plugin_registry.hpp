@@ -11,6 +11,8 @@
 
 namespace helix {
 
+class OwnedFd;
+
 // A loaded plugin. The tables and extensions are the host's zero-filled copies of what the
 // plugin declared (read through struct_size); the pointers inside them are static data of the
 // plugin, valid while the registry lives.
@@ -52,7 +54,9 @@ class PluginRegistry {
 
   // Loads every libhelix_*.so directly inside `dir`, in name order. Bad plugins are refused
   // (see refused()) and the others still load. A missing directory is itself a refusal, and so
-  // is a directory or plugin file that users other than its owner (you or root) could change.
+  // is a directory, plugin file or folder above them that users other than its owner (you or
+  // root) could change. Each is opened and judged by descriptor and loaded through that same
+  // descriptor (trusted_open.hpp): no file swapped in after the check is loaded.
   void load_directory(const std::filesystem::path& dir);
   // Loads one plugin file with the same checks (helix-plugin-check uses it).
   void load_plugin_file(const std::filesystem::path& file);
@@ -66,8 +70,10 @@ class PluginRegistry {
   const helix_hook_ext* hook_events(std::string_view flavor) const;
 
  private:
-  void load_checked(const std::filesystem::path& file, const std::filesystem::path& dir);
-  void load_file(const std::filesystem::path& file);
+  // Opens entry `file` of the checked directory `dir_fd` by descriptor, judges it and loads it.
+  void load_entry(int dir_fd, const std::filesystem::path& file);
+  // Loads the judged plugin file open as `fd` (`file` names it) through that descriptor.
+  void load_file(const std::filesystem::path& file, OwnedFd fd);
   void refuse(const std::filesystem::path& file, std::string reason);
 
   struct Libraries;  // the loaded shared libraries; unloaded only when the registry dies

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "store/search_index.hpp"
+#include "store/store.hpp"
 
 namespace helix {
 namespace {
@@ -23,8 +24,19 @@ std::string brief(std::string_view sql) {
   return out.size() > 60 ? out.substr(0, 60) + "..." : out;
 }
 
+constexpr int kBusyTimeoutMs = 10000;
+
+// Throws the error of `db`: StoreLocked when another connection held the store past the busy
+// timeout, std::runtime_error otherwise.
+[[noreturn]] void throw_store_error(sqlite3* db, const std::string& message) {
+  if ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_BUSY)
+    throw StoreLocked(fmt::format("{} (another process held the store for more than {} s)", message,
+                                  kBusyTimeoutMs / 1000));
+  throw std::runtime_error(message);
+}
+
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
-  throw std::runtime_error(fmt::format("store error while {}: {}", what, sqlite3_errmsg(db)));
+  throw_store_error(db, fmt::format("store error while {}: {}", what, sqlite3_errmsg(db)));
 }
 
 }  // namespace
@@ -147,7 +159,7 @@ Database::Database(const std::filesystem::path& file, bool read_only) : path_(fi
   }
   // ~Database does not run when the constructor throws: the connection closes here instead.
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> close_on_failure(db_, sqlite3_close_v2);
-  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   sqlite3_extended_result_codes(db_, 1);
   register_search_functions(db_);  // the search index's view and trigger call it
   exec("PRAGMA foreign_keys = ON");
@@ -188,8 +200,7 @@ void Database::exec(std::string_view sql) {
   if (sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db_);
     sqlite3_free(err);
-    throw std::runtime_error(
-        fmt::format("store error while running \"{}\": {}", brief(owned), msg));
+    throw_store_error(db_, fmt::format("store error while running \"{}\": {}", brief(owned), msg));
   }
 }
 

@@ -261,6 +261,11 @@ void Store::delete_source_rows(int64_t source_id, const Keys& coming_back) {
   with_usage->bind(1, source_id);
   while (with_usage->step()) usage_sessions.insert(with_usage->text(0));
   with_usage->reset();
+  std::set<std::string> titled_sessions;  // their derived titles may come from these rows
+  auto with_events = db_.cached("SELECT DISTINCT session_uid FROM events WHERE source_id = ?");
+  with_events->bind(1, source_id);
+  while (with_events->step()) titled_sessions.insert(with_events->text(0));
+  with_events->reset();
   uncount_source_rows(db_, source_id);
   for (const char* sql :
        {"DELETE FROM events WHERE source_id = ?", "DELETE FROM usage WHERE source_id = ?",
@@ -273,6 +278,9 @@ void Store::delete_source_rows(int64_t source_id, const Keys& coming_back) {
   }
   for (const auto& session : usage_sessions) refresh_usage_totals(db_, session);
   promote_shadows(lost);
+  // A title derived from a prompt the rewrite took away goes with it: the one of what remains,
+  // or none until the new rows' first prompt is indexed (which sets a missing title).
+  for (const auto& session : titled_sessions) refresh_prompt_title(db_, session);
 }
 
 void Store::promote_shadows(

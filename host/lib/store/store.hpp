@@ -47,6 +47,13 @@ class BatchLost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The store stayed locked by another connection past the busy timeout (SQLITE_BUSY): nothing
+// of the failed statement was written, and waiting again would wait as long.
+class StoreLocked : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // What one committed chunk added.
 struct CommitStats {
   int64_t events_added = 0, events_skipped_as_copies = 0, usage_records = 0;
