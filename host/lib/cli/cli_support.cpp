@@ -134,7 +134,7 @@ TimeRange time_range(const po::variables_map& vm, const TimeZone& zone) {
 }
 
 std::string checked_flavor(Store& store, const po::variables_map& vm) {
-  const std::string flavor = option(vm, "flavor");
+  std::string flavor = option(vm, "flavor");
   if (flavor.empty()) return flavor;
   std::vector<std::string> valid = stored_flavors(store);
   for (const auto& f : kKnownFlavors)

@@ -20,8 +20,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr int64_t kQuietPeriodMs = 3600 * 1000;  // Retention's: a session being written stays
-
 // Why the plan keeps or drops one session's raw data: what --dry-run explains.
 struct Verdict {
   enum Kind { dropped, active, not_analyzed, kept_under_budget };

@@ -84,58 +84,70 @@ std::string query_text(const po::variables_map& vm) {
   return text;
 }
 
-}  // namespace
-
-int cmd_search(const Globals& g, const std::vector<std::string>& args) {
-  auto vm = parse_command("search", args);
-  const std::string text = query_text(vm);
+// The words as the store searches them: plain words and "phrases", or FTS5 syntax with --fts.
+SearchQuery words_query(const po::variables_map& vm, const std::string& text) {
   const bool fts = vm.count("fts") > 0;
   SearchQuery q = fts ? SearchQuery{} : plain_search(text);
   if (fts) q.match = text;
   if (q.match.empty() && q.substrings.empty()) throw UsageError("search needs words to find");
-  Config config = load_configuration(g);
-  if (vm.count("fleet")) return fleet_search(g, config, vm, text);
-  Store store = open_store_for_reading(g, config);
-  const TimeZone zone = TimeZone::from_option(g.timezone);
+  return q;
+}
+
+// Narrows `q` by the options (flavor, repository, kind, time) and reads enough hits for
+// `sessions` sessions, each checked against the store.
+void add_filters(SearchQuery& q, Store& store, const po::variables_map& vm, const TimeZone& zone,
+                 int64_t sessions) {
   q.flavor = checked_flavor(store, vm);
   q.repo = checked_repo(store, vm);
   if (vm.count("kind")) q.kind = vm["kind"].as<std::string>();
   const TimeRange range = time_range(vm, zone);
   q.since_ms = range.since_ms;
   q.until_ms = range.until_ms;
-  const int64_t sessions = vm["limit"].as<int64_t>();
   if (sessions < 1) throw UsageError("--limit must be at least 1");
   q.limit = sessions * kHitsReadPerSession;
-  const bool json = vm.count("json") || vm.count("jsonl");
-  q.mark_open = json ? "" : g.style.color ? "\033[1;33m" : "";
-  q.mark_close = json ? "" : g.style.color ? "\033[0m" : "";
-  std::vector<SearchHit> hits;
+}
+
+// The store's hits; an FTS5 query the store cannot read is the user's to fix.
+std::vector<SearchHit> search_or_explain(Store& store, const SearchQuery& q,
+                                         const std::string& text) {
   try {
-    hits = search(store, q);
+    return search(store, q);
   } catch (const SearchSyntaxError& e) {
     throw UsageError(fmt::format(
         "cannot read the FTS5 query '{}': {}. Without --fts, words and \"phrases\" are searched "
         "as they are",
         text, e.what()));
   }
-  const auto groups = by_session(hits, static_cast<std::size_t>(sessions));
-  if (vm.count("jsonl")) {
-    for (const auto& s : groups)
-      for (const auto& h : s.hits) {
-        auto o = hit_json(h);
-        o["title"] = text_or_null(h.title);
-        o["repo"] = text_or_null(h.repo);
-        o["flavor"] = h.flavor;
-        std::cout << to_json(o) << "\n";
-      }
-    return kExitOk;
-  }
-  if (json) {
-    boost::json::array out;
-    for (const auto& s : groups) out.push_back(session_hits_json(store, s));
-    std::cout << to_json(out) << "\n";
-    return kExitOk;
-  }
+}
+
+// --jsonl: one hit a line, each carrying its session's title, repository and flavor.
+void print_hit_lines(const std::vector<SessionHits>& groups) {
+  for (const auto& s : groups)
+    for (const auto& h : s.hits) {
+      auto o = hit_json(h);
+      o["title"] = text_or_null(h.title);
+      o["repo"] = text_or_null(h.repo);
+      o["flavor"] = h.flavor;
+      std::cout << to_json(o) << "\n";
+    }
+}
+
+// --json: one array of sessions, each with its hits.
+void print_sessions_json(Store& store, const std::vector<SessionHits>& groups) {
+  boost::json::array out;
+  for (const auto& s : groups) out.push_back(session_hits_json(store, s));
+  std::cout << to_json(out) << "\n";
+}
+
+// Where a hit is: its event (number, kind, tool) or the session's digest.
+std::string hit_place(const SearchHit& h) {
+  if (h.kind == "digest") return "digest";
+  return fmt::format("#{} {}{}", h.seq, h.kind, h.tool.empty() ? "" : " " + h.tool);
+}
+
+// For people: each session's line (short id, start, repository, title) and its best hits.
+void print_sessions_text(const Globals& g, Store& store, const TimeZone& zone,
+                         const std::vector<SessionHits>& groups) {
   start_pager(g.style);
   const ShortIds short_id(store);
   const std::size_t width = g.style.width;
@@ -150,16 +162,9 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args) {
                     session && session->started_at_ms ? zone.minute(session->started_at_ms) : "-",
                     best.repo.empty() ? "-" : best.repo, best.title);
     print(bold(g.style, head));
-    for (std::size_t i = 0; i < s.hits.size() && i < kHitsShownPerSession; ++i) {
-      const auto& h = s.hits[i];
-      const std::string where =
-          h.kind == "digest"
-              ? "digest"
-              : fmt::format("#{} {}{}", h.seq, h.kind, h.tool.empty() ? "" : " " + h.tool);
+    for (std::size_t i = 0; i < s.hits.size() && i < kHitsShownPerSession; ++i)
       // fit_width drops control characters: the snippet is cut first, then marked.
-      std::string snippet = one_line(h.snippet, 400);
-      print(fmt::format("    {}  {}", where, snippet));
-    }
+      print(fmt::format("    {}  {}", hit_place(s.hits[i]), one_line(s.hits[i].snippet, 400)));
     if (s.hits.size() > kHitsShownPerSession)
       std::cout << dim(g.style, fmt::format("    … {} more in this session",
                                             grouped(static_cast<int64_t>(s.hits.size() -
@@ -167,6 +172,31 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args) {
                 << "\n";
   }
   std::cout << counted(static_cast<int64_t>(groups.size()), "session", "sessions") << " found\n";
+}
+
+}  // namespace
+
+int cmd_search(const Globals& g, const std::vector<std::string>& args) {
+  auto vm = parse_command("search", args);
+  const std::string text = query_text(vm);
+  SearchQuery q = words_query(vm, text);
+  Config config = load_configuration(g);
+  if (vm.count("fleet")) return fleet_search(g, config, vm, text);
+  Store store = open_store_for_reading(g, config);
+  const TimeZone zone = TimeZone::from_option(g.timezone);
+  const int64_t sessions = vm["limit"].as<int64_t>();
+  add_filters(q, store, vm, zone, sessions);
+  const bool json = vm.count("json") || vm.count("jsonl");
+  q.mark_open = json ? "" : g.style.color ? "\033[1;33m" : "";
+  q.mark_close = json ? "" : g.style.color ? "\033[0m" : "";
+  const auto groups =
+      by_session(search_or_explain(store, q, text), static_cast<std::size_t>(sessions));
+  if (vm.count("jsonl"))
+    print_hit_lines(groups);
+  else if (json)
+    print_sessions_json(store, groups);
+  else
+    print_sessions_text(g, store, zone, groups);
   return kExitOk;
 }
 

@@ -353,6 +353,7 @@ int cmd_warnings(const Globals& g, const std::vector<std::string>& args) {
   const std::string category = vm.count("category") ? vm["category"].as<std::string>() : "";
   if (!category.empty()) {
     std::vector<std::string> names;
+    names.reserve(counts.size());
     for (const auto& c : counts) names.push_back(c.category);
     if (std::find(names.begin(), names.end(), category) == names.end())
       throw UsageError(fmt::format(

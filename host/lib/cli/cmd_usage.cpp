@@ -128,6 +128,7 @@ std::vector<UsageRow> read_rows(Store& store, UsageRequest& r) {
     add_single_calls(store, r, rows);
   }
   std::vector<UsageRow> out;
+  out.reserve(rows.size());
   for (auto& [key, row] : rows) out.push_back(std::move(row));
   if (r.by == "session") {
     for (auto& row : out)
@@ -201,60 +202,69 @@ std::string key_cell(const UsageRow& row) {
   return row.host_name.empty() ? row.key : fmt::format("{} ({})", row.host_name, row.key);
 }
 
+// The usage table's layout: under 130 columns the cache columns merge and the agents' own
+// costs are left out; --by session adds what says which session it was.
+struct UsageLayout {
+  bool compact = false, by_session = false;
+
+  std::vector<Column> columns(const std::string& by) const {
+    std::vector<Column> columns{{key_header(by), false, by_session ? 0u : 12u}};
+    if (by_session)  // what says which session it was goes last
+      columns.insert(columns.end(),
+                     {{"STARTED", false, 0, 3}, {"REPO", false, 6, 4}, {"TITLE", false, 8, 5}});
+    if (compact)
+      columns.insert(columns.end(),
+                     {{"INPUT", true, 0, 1}, {"OUTPUT", true, 0, 1}, {"CACHE", true, 0, 2}});
+    else
+      columns.insert(columns.end(), {{"INPUT", true},
+                                     {"OUTPUT", true},
+                                     {"CACHE WRITE", true},
+                                     {"CACHE READ", true},
+                                     {"REASONING", true}});
+    columns.insert(columns.end(), {{"TOTAL", true}, {"COST USD", true}});
+    if (!compact) columns.push_back({"AGENT USD", true});  // what the agents said it cost
+    return columns;
+  }
+
+  // `head` (the key cell, and the session's cells when by session) followed by the numbers.
+  std::vector<std::string> cells(std::vector<std::string> head, const UsageTokens& t) const {
+    head.insert(head.end(), {grouped(t.input), grouped(t.output)});
+    if (compact)
+      head.push_back(grouped(t.cache_creation + t.cache_read));
+    else
+      head.insert(head.end(),
+                  {grouped(t.cache_creation), grouped(t.cache_read), grouped(t.reasoning)});
+    head.insert(head.end(), {grouped(t.total()), dollars(t.cost_usd)});
+    if (!compact) head.push_back(t.agent_cost_usd ? dollars(*t.agent_cost_usd) : "-");
+    return head;
+  }
+
+  // A line that is no session of its own (a model's share, the total): its session cells empty.
+  std::vector<std::string> unkeyed(std::string label) const {
+    std::vector<std::string> head{std::move(label)};
+    if (by_session) head.insert(head.end(), {"", "", ""});
+    return head;
+  }
+};
+
 // `session_label`: how a session's uid is shown (the local store's short ids; the fleet's
 // sessions by their full uid).
 void print_usage_table(const Globals& g, const UsageRequest& r,
                        const std::function<std::string(const std::string&)>& session_label,
                        const std::vector<UsageRow>& rows, const UsageTokens& total) {
-  const bool compact = g.style.width > 0 && g.style.width < 130;
-  const bool by_session = r.by == "session";
-  std::vector<Column> columns{{key_header(r.by), false, by_session ? 0u : 12u}};
-  if (by_session)  // what says which session it was goes last
-    columns.insert(columns.end(),
-                   {{"STARTED", false, 0, 3}, {"REPO", false, 6, 4}, {"TITLE", false, 8, 5}});
-  if (compact)
-    columns.insert(columns.end(),
-                   {{"INPUT", true, 0, 1}, {"OUTPUT", true, 0, 1}, {"CACHE", true, 0, 2}});
-  else
-    columns.insert(columns.end(), {{"INPUT", true},
-                                   {"OUTPUT", true},
-                                   {"CACHE WRITE", true},
-                                   {"CACHE READ", true},
-                                   {"REASONING", true}});
-  columns.insert(columns.end(), {{"TOTAL", true}, {"COST USD", true}});
-  if (!compact) columns.push_back({"AGENT USD", true});  // what the agents said it cost
-  Table table(columns);
-  auto numbers = [&](const UsageTokens& t) {
-    std::vector<std::string> cells{grouped(t.input), grouped(t.output)};
-    if (compact) {
-      cells.push_back(grouped(t.cache_creation + t.cache_read));
-    } else {
-      cells.insert(cells.end(),
-                   {grouped(t.cache_creation), grouped(t.cache_read), grouped(t.reasoning)});
-    }
-    cells.insert(cells.end(), {grouped(t.total()), dollars(t.cost_usd)});
-    if (!compact) cells.push_back(t.agent_cost_usd ? dollars(*t.agent_cost_usd) : "-");
-    return cells;
-  };
-  auto cells_for = [&](std::vector<std::string> head, const UsageTokens& t) {
-    for (auto& c : numbers(t)) head.push_back(std::move(c));
-    return head;
-  };
+  const UsageLayout layout{g.style.width > 0 && g.style.width < 130, r.by == "session"};
+  Table table(layout.columns(r.by));
   for (const auto& row : rows) {
-    std::vector<std::string> head{by_session ? session_label(row.key) : key_cell(row)};
-    if (by_session)
+    std::vector<std::string> head{layout.by_session ? session_label(row.key) : key_cell(row)};
+    if (layout.by_session)
       head.insert(head.end(), {row.started_at_ms ? r.zone.minute(row.started_at_ms) : "-", row.repo,
                                row.title});
-    table.add(cells_for(head, row.tokens));
-    for (const auto& [model, t] : row.by_model) {
-      std::vector<std::string> sub{"  └ " + (model.empty() ? std::string("(none)") : model)};
-      if (by_session) sub.insert(sub.end(), {"", "", ""});
-      table.add(cells_for(sub, t));
-    }
+    table.add(layout.cells(std::move(head), row.tokens));
+    for (const auto& [model, t] : row.by_model)
+      table.add(layout.cells(
+          layout.unkeyed("  └ " + (model.empty() ? std::string("(none)") : model)), t));
   }
-  std::vector<std::string> foot{"total"};
-  if (by_session) foot.insert(foot.end(), {"", "", ""});
-  table.add_footer(cells_for(foot, total));
+  table.add_footer(layout.cells(layout.unkeyed("total"), total));
   std::cout << table.render(g.style.width);
 }
 

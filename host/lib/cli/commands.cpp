@@ -454,6 +454,7 @@ const CommandSpec* find_command(std::string_view name) {
 
 std::vector<std::string> command_names() {
   std::vector<std::string> out;
+  out.reserve(kCommands.size());
   for (const auto& c : kCommands) out.emplace_back(c.name);
   return out;
 }

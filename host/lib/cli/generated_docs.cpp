@@ -132,6 +132,7 @@ std::string words(const std::vector<std::string>& list) {
 
 std::vector<std::string> flags(const std::vector<OptionDoc>& docs) {
   std::vector<std::string> out;
+  out.reserve(docs.size());
   for (const auto& d : docs) out.push_back("--" + d.long_name);
   return out;
 }

@@ -50,6 +50,13 @@ std::size_t char_width(utf8proc_int32_t cp) {
   return w < 0 ? 0 : static_cast<std::size_t>(w);
 }
 
+// The cells a line of columns `widths` takes, with the gaps between the columns shown.
+std::size_t line_width(const std::vector<std::size_t>& widths, const std::vector<bool>& dropped) {
+  std::size_t sum = 0, shown = 0;
+  for (std::size_t c = 0; c < widths.size(); ++c) sum += widths[c], shown += !dropped[c];
+  return sum + kGap * (shown == 0 ? 0 : shown - 1);
+}
+
 }  // namespace
 
 std::size_t display_width(std::string_view text) {
@@ -72,13 +79,11 @@ std::string fit_width(std::string_view text, std::size_t cells) {
       return;
     }
     used += w;
+    const bool colour = cp == 0;                   // kept: it takes no cell
+    const bool control = cp < 0x20 || cp == 0x7F;  // would move the cursor: dropped
     if (cp == '\n' || cp == '\t' || cp == '\r')
       out += ' ';
-    else if (cp == 0)
-      out += bytes;  // colour: kept, it takes no cell
-    else if (cp < 0x20 || cp == 0x7F)
-      return;  // other control characters would move the cursor
-    else
+    else if (colour || !control)
       out += bytes;
   });
   if (cut && cells > 0) out += out.find('\033') != std::string::npos ? "\033[0m…" : "…";
@@ -105,39 +110,49 @@ std::string counted(int64_t n, std::string_view singular, std::string_view plura
   return fmt::format("{} {}", grouped(n), n == 1 ? singular : plural);
 }
 
+std::vector<std::size_t> Table::natural_widths(const std::vector<bool>& dropped) const {
+  std::vector<std::size_t> w(columns_.size());
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    if (dropped[c]) continue;
+    w[c] = display_width(columns_[c].header);
+    for (const auto* rows : {&rows_, &footer_})
+      for (const auto& row : *rows)
+        if (c < row.size()) w[c] = std::max(w[c], display_width(row[c]));
+  }
+  return w;
+}
+
+void Table::shrink(std::vector<std::size_t>& w, const std::vector<bool>& dropped,
+                   std::size_t limit) const {
+  while (line_width(w, dropped) > limit) {
+    std::size_t widest = columns_.size();
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      if (!dropped[c] && columns_[c].shrink_to > 0 && w[c] > columns_[c].shrink_to &&
+          (widest == columns_.size() || w[c] > w[widest]))
+        widest = c;
+    if (widest == columns_.size()) return;
+    --w[widest];
+  }
+}
+
+std::size_t Table::next_to_drop(const std::vector<bool>& dropped) const {
+  std::size_t drop = columns_.size();
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    if (columns_[c].drop_rank > 0 && !dropped[c] &&
+        (drop == columns_.size() || columns_[c].drop_rank < columns_[drop].drop_rank))
+      drop = c;
+  return drop;
+}
+
 std::vector<std::size_t> Table::widths(std::size_t limit) const {
   std::vector<bool> dropped(columns_.size(), false);
   for (;;) {
-    std::vector<std::size_t> w(columns_.size());
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-      if (dropped[c]) continue;
-      w[c] = display_width(columns_[c].header);
-      for (const auto* rows : {&rows_, &footer_})
-        for (const auto& row : *rows)
-          if (c < row.size()) w[c] = std::max(w[c], display_width(row[c]));
-    }
+    std::vector<std::size_t> w = natural_widths(dropped);
     if (limit == 0) return w;
-    auto total = [&] {
-      std::size_t sum = 0, shown = 0;
-      for (std::size_t c = 0; c < w.size(); ++c) sum += w[c], shown += !dropped[c];
-      return sum + kGap * (shown == 0 ? 0 : shown - 1);
-    };
-    // One cell at a time from the widest column that may still give way.
-    while (total() > limit) {
-      std::size_t widest = columns_.size();
-      for (std::size_t c = 0; c < columns_.size(); ++c)
-        if (!dropped[c] && columns_[c].shrink_to > 0 && w[c] > columns_[c].shrink_to &&
-            (widest == columns_.size() || w[c] > w[widest]))
-          widest = c;
-      if (widest == columns_.size()) break;
-      --w[widest];
-    }
-    if (total() <= limit) return w;
-    std::size_t drop = columns_.size();  // nothing left to cut: leave a column out, start over
-    for (std::size_t c = 0; c < columns_.size(); ++c)
-      if (columns_[c].drop_rank > 0 && !dropped[c] &&
-          (drop == columns_.size() || columns_[c].drop_rank < columns_[drop].drop_rank))
-        drop = c;
+    shrink(w, dropped, limit);
+    if (line_width(w, dropped) <= limit) return w;
+    // Nothing left to cut: leave a column out and start over.
+    const std::size_t drop = next_to_drop(dropped);
     if (drop == columns_.size()) return w;  // the lines will be cut
     dropped[drop] = true;
   }

@@ -44,6 +44,14 @@ class Table {
  private:
   // Each column's width; 0 for a column left out.
   std::vector<std::size_t> widths(std::size_t limit) const;
+  // The widths the headers and cells ask for; 0 for the columns in `dropped`.
+  std::vector<std::size_t> natural_widths(const std::vector<bool>& dropped) const;
+  // Cuts the columns that may be cut, one cell at a time from the widest, until the line fits
+  // in `limit` or none may give way further.
+  void shrink(std::vector<std::size_t>& widths, const std::vector<bool>& dropped,
+              std::size_t limit) const;
+  // The column to leave out next (the lowest drop rank still shown), or columns_.size().
+  std::size_t next_to_drop(const std::vector<bool>& dropped) const;
   std::string line(const std::vector<std::string>& cells, const std::vector<std::size_t>& widths,
                    std::size_t limit) const;
   std::vector<Column> columns_;

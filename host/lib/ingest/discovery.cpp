@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <set>
 #include <tuple>
 
@@ -206,40 +205,74 @@ struct Walk {
     if (list) list_entries(dir, path, states, depth);
   }
 
+  // The entry's kind, asked of the file system at most once however many states test it.
+  class EntryKind {
+   public:
+    EntryKind(int dir_fd, const dirent& entry) : dir_fd_(dir_fd), entry_(entry) {}
+    bool is(mode_t kind) {
+      if (!known_) {
+        type_ = entry_type(dir_fd_, entry_);
+        known_ = true;
+      }
+      return type_ == kind;
+    }
+
+   private:
+    int dir_fd_;
+    const dirent& entry_;
+    bool known_ = false;
+    mode_t type_ = 0;
+  };
+
+  // What one listed entry is to the walk: files matched are listed on the way; `reached` holds
+  // the states it carries on with as a subdirectory; `linked_folder` says a folder pattern
+  // matched a symbolic link (named, never followed).
+  struct EntryMatch {
+    std::vector<WalkState> reached;
+    bool linked_folder = false;
+  };
+
+  EntryMatch match_entry(int dir_fd, const std::string& path, const dirent& e,
+                         const std::vector<WalkState>& states) {
+    EntryMatch match;
+    EntryKind kind(dir_fd, e);
+    for (const WalkState s : states) {
+      const std::string& seg = segment(s);
+      if (seg == "**") {
+        if (kind.is(S_IFDIR)) match.reached.push_back(s);
+        continue;
+      }
+      if (!has_wildcard(seg) || fnmatch(seg.c_str(), e.d_name, 0) != 0) continue;
+      if (last(s)) {
+        if (kind.is(S_IFREG) || kind.is(S_IFLNK)) file(dir_fd, path, e.d_name, s.pattern);
+      } else if (kind.is(S_IFDIR)) {
+        match.reached.push_back({s.pattern, s.segment + 1});
+      } else {
+        match.linked_folder = match.linked_folder || kind.is(S_IFLNK);
+      }
+    }
+    return match;
+  }
+
+  // A link where a folder pattern matched is named, not followed (a link to a file is left to
+  // the file patterns).
+  void skip_linked_folder(const std::string& at) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(at, ec))
+      skipped.push_back(
+          {at, "a symbolic link where a folder of sources is expected; not followed"});
+  }
+
   // Matches each entry against the wildcard and "**" segments of `states`, and walks each
   // subdirectory some of them reach (while the listing stays open, as directory_iterator did).
   void list_entries(Directory& dir, const std::string& path, const std::vector<WalkState>& states,
                     int depth) {
     while (const dirent* e = dir.next()) {
-      std::optional<mode_t> type;  // asked once per entry: a stat at most
-      auto is = [&](mode_t kind) {
-        if (!type) type = entry_type(dir.fd(), *e);
-        return *type == kind;
-      };
-      std::vector<WalkState> reached;  // the entry's, as a subdirectory
-      bool linked_folder = false;      // a link a folder pattern matched: named, not followed
-      for (const WalkState s : states) {
-        const std::string& seg = segment(s);
-        if (seg == "**") {
-          if (is(S_IFDIR)) reached.push_back(s);
-        } else if (has_wildcard(seg) && fnmatch(seg.c_str(), e->d_name, 0) == 0) {
-          if (last(s)) {
-            if (is(S_IFREG) || is(S_IFLNK)) file(dir.fd(), path, e->d_name, s.pattern);
-          } else if (is(S_IFDIR)) {
-            reached.push_back({s.pattern, s.segment + 1});
-          } else {
-            linked_folder = linked_folder || is(S_IFLNK);
-          }
-        }
-      }
-      std::error_code ec;
-      if (linked_folder && reached.empty() &&
-          !std::filesystem::is_regular_file(join(path, e->d_name), ec))
-        skipped.push_back({join(path, e->d_name),
-                           "a symbolic link where a folder of sources "
-                           "is expected; not followed"});
-      if (!reached.empty())
-        directory(dir.fd(), e->d_name, join(path, e->d_name), std::move(reached), depth + 1);
+      EntryMatch match = match_entry(dir.fd(), path, *e, states);
+      if (!match.reached.empty())
+        directory(dir.fd(), e->d_name, join(path, e->d_name), std::move(match.reached), depth + 1);
+      else if (match.linked_folder)
+        skip_linked_folder(join(path, e->d_name));
     }
   }
 };
@@ -259,6 +292,87 @@ bool glob_match_segments(const std::vector<std::string>& pat, std::size_t pi,
 // The path of a discovered source, or a path itself (for searches in the sorted list).
 std::string_view path_of(const DiscoveredSource& s) { return s.path; }
 std::string_view path_of(std::string_view path) { return path; }
+
+// The roots as links may lead into them: canonical, each ending in '/'.
+std::vector<std::string> canonical_roots(const std::vector<std::string>& roots) {
+  std::vector<std::string> inside;
+  for (const auto& root : roots) {
+    std::error_code ec;
+    auto canonical = std::filesystem::weakly_canonical(root, ec).string();
+    if (!ec) inside.push_back(canonical.ends_with('/') ? canonical : canonical + "/");
+  }
+  return inside;
+}
+
+// Walks the directory `root` (canonical) with all of the adapter's patterns, adding what it
+// finds, refuses and skips to `result`.
+void discover_under(const std::string& root, const PluginInfo& plugin,
+                    const std::vector<std::string>& inside, Discovery& result) {
+  std::vector<std::vector<std::string>> patterns;
+  std::vector<WalkState> states;
+  for (auto p = plugin.adapter->patterns; p->glob; ++p) {
+    patterns.push_back(split(p->glob, '/'));
+    if (!patterns.back().empty()) states.push_back({patterns.size() - 1, 0});
+  }
+  Walk walk{patterns, inside, std::vector<std::vector<DiscoveredSource>>(patterns.size()), {}};
+  walk.directory(AT_FDCWD, root.c_str(), root, std::move(states), 0);
+  for (auto& s : walk.skipped) result.skipped.push_back(std::move(s));
+  for (std::size_t k = 0; k < patterns.size(); ++k)  // in pattern order: the first one's layout
+    for (auto& file : walk.found[k]) {
+      if (is_credential_path(file.path))  // refused by name: the file is never opened
+        result.refused_credentials.push_back({file.path, plugin.name});
+      else
+        result.sources.push_back(
+            {std::move(file.path), plugin.adapter->patterns[k].layout, file.identity});
+    }
+}
+
+// By path; of the same path found twice, the first found (its layout) stays.
+void sort_by_path_once(std::vector<DiscoveredSource>& found) {
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.path < b.path; });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const auto& a, const auto& b) { return a.path == b.path; }),
+              found.end());
+}
+
+// The same session compressed and plain: the plain file is the one being written, so the
+// ".zst" twin goes. `found` is sorted by path.
+void drop_compressed_twins(std::vector<DiscoveredSource>& found) {
+  auto plain_exists = [&](const DiscoveredSource& s) {
+    if (!s.path.ends_with(".zst")) return false;
+    const std::string_view plain = std::string_view(s.path).substr(0, s.path.size() - 4);
+    return std::binary_search(found.begin(), found.end(), plain, [](const auto& a, const auto& b) {
+      return std::string_view(path_of(a)) < std::string_view(path_of(b));
+    });
+  };
+  std::vector<bool> drop(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) drop[i] = plain_exists(found[i]);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (drop[i]) continue;
+    if (kept != i) found[kept] = std::move(found[i]);  // never onto itself: that empties it
+    ++kept;
+  }
+  found.resize(kept);
+  found.shrink_to_fit();
+}
+
+// Skips by path and refusals by path then plugin, each named once.
+void sort_skips_and_refusals(Discovery& result) {
+  auto by_path = [](const SkippedPath& a, const SkippedPath& b) { return a.path < b.path; };
+  std::sort(result.skipped.begin(), result.skipped.end(), by_path);
+  result.skipped.erase(std::unique(result.skipped.begin(), result.skipped.end(),
+                                   [](const auto& a, const auto& b) { return a.path == b.path; }),
+                       result.skipped.end());
+  auto key = [](const RefusedCredential& r) { return std::tie(r.path, r.plugin); };
+  std::sort(result.refused_credentials.begin(), result.refused_credentials.end(),
+            [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  result.refused_credentials.erase(
+      std::unique(result.refused_credentials.begin(), result.refused_credentials.end(),
+                  [&](const auto& a, const auto& b) { return key(a) == key(b); }),
+      result.refused_credentials.end());
+}
 
 }  // namespace
 
@@ -285,75 +399,21 @@ std::vector<std::string> adapter_roots(const helix_adapter_vtable& adapter, cons
 // One list of paths, sorted once: a sweep over 100,000 sources holds each path once.
 Discovery discover(const std::vector<const PluginInfo*>& adapters, const Config& config) {
   Discovery result;
-  auto& found = result.sources;
   for (const PluginInfo* plugin : adapters) {
+    const std::vector<std::string> roots = adapter_roots(*plugin->adapter, config);
+    const std::vector<std::string> inside = canonical_roots(roots);
     std::set<std::string> roots_seen;
-    std::vector<std::string> inside;  // the canonical roots, each ending in '/'
-    for (const auto& root : adapter_roots(*plugin->adapter, config)) {
-      std::error_code ec;
-      auto canonical = std::filesystem::weakly_canonical(root, ec).string();
-      if (!ec) inside.push_back(canonical.ends_with('/') ? canonical : canonical + "/");
-    }
-    for (const auto& root : adapter_roots(*plugin->adapter, config)) {
+    for (const auto& root : roots) {
       std::error_code ec;
       auto canonical = std::filesystem::weakly_canonical(root, ec).string();
       if (ec || !roots_seen.insert(canonical).second) continue;
-      if (!std::filesystem::is_directory(canonical, ec)) continue;
-      std::vector<std::vector<std::string>> patterns;
-      std::vector<WalkState> states;
-      for (auto p = plugin->adapter->patterns; p->glob; ++p) {
-        patterns.push_back(split(p->glob, '/'));
-        if (!patterns.back().empty()) states.push_back({patterns.size() - 1, 0});
-      }
-      Walk walk{patterns, inside, std::vector<std::vector<DiscoveredSource>>(patterns.size()), {}};
-      walk.directory(AT_FDCWD, canonical.c_str(), canonical, std::move(states), 0);
-      for (auto& s : walk.skipped) result.skipped.push_back(std::move(s));
-      for (std::size_t k = 0; k < patterns.size(); ++k)  // in pattern order: the first one's layout
-        for (auto& file : walk.found[k]) {
-          if (is_credential_path(file.path))  // refused by name: the file is never opened
-            result.refused_credentials.push_back({file.path, plugin->name});
-          else
-            found.push_back(
-                {std::move(file.path), plugin->adapter->patterns[k].layout, file.identity});
-        }
+      if (std::filesystem::is_directory(canonical, ec))
+        discover_under(canonical, *plugin, inside, result);
     }
   }
-  // By path; of the same path found twice, the first found (its layout) stays.
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return a.path < b.path; });
-  found.erase(std::unique(found.begin(), found.end(),
-                          [](const auto& a, const auto& b) { return a.path == b.path; }),
-              found.end());
-  // The same session compressed and plain: the plain file is the one being written.
-  auto plain_exists = [&](const DiscoveredSource& s) {
-    if (!s.path.ends_with(".zst")) return false;
-    const std::string_view plain = std::string_view(s.path).substr(0, s.path.size() - 4);
-    return std::binary_search(found.begin(), found.end(), plain, [](const auto& a, const auto& b) {
-      return std::string_view(path_of(a)) < std::string_view(path_of(b));
-    });
-  };
-  std::vector<bool> drop(found.size());
-  for (std::size_t i = 0; i < found.size(); ++i) drop[i] = plain_exists(found[i]);
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    if (drop[i]) continue;
-    if (kept != i) found[kept] = std::move(found[i]);  // never onto itself: that empties it
-    ++kept;
-  }
-  found.resize(kept);
-  found.shrink_to_fit();
-  auto by_path = [](const SkippedPath& a, const SkippedPath& b) { return a.path < b.path; };
-  std::sort(result.skipped.begin(), result.skipped.end(), by_path);
-  result.skipped.erase(std::unique(result.skipped.begin(), result.skipped.end(),
-                                   [](const auto& a, const auto& b) { return a.path == b.path; }),
-                       result.skipped.end());
-  auto key = [](const RefusedCredential& r) { return std::tie(r.path, r.plugin); };
-  std::sort(result.refused_credentials.begin(), result.refused_credentials.end(),
-            [&](const auto& a, const auto& b) { return key(a) < key(b); });
-  result.refused_credentials.erase(
-      std::unique(result.refused_credentials.begin(), result.refused_credentials.end(),
-                  [&](const auto& a, const auto& b) { return key(a) == key(b); }),
-      result.refused_credentials.end());
+  sort_by_path_once(result.sources);
+  drop_compressed_twins(result.sources);
+  sort_skips_and_refusals(result);
   return result;
 }
 

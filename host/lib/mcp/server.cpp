@@ -159,11 +159,10 @@ json::object Server::call_tool(const json::value& params) {
 }
 
 void Server::handle_notification(const Message& m) {
-  if (m.method == "notifications/initialized") {
-    if (client_has_roots_) ask_for_roots();
-  } else if (m.method == "notifications/roots/list_changed") {
-    if (client_has_roots_) ask_for_roots();
-  }
+  // Roots are asked for once the client is ready, and again whenever it says they changed.
+  const bool roots_may_differ =
+      m.method == "notifications/initialized" || m.method == "notifications/roots/list_changed";
+  if (roots_may_differ && client_has_roots_) ask_for_roots();
   // Other notifications (cancelled, progress) need nothing from a server that answers at once.
 }
 

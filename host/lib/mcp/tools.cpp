@@ -201,23 +201,14 @@ double cost_of(const std::map<std::string, double>& costs, const std::string& ui
   return it == costs.end() ? 0.0 : it->second;
 }
 
-// ---- the tools ----
-
-json::object search_sessions(const ToolContext& c, const Arguments& a) {
-  const auto repos = repos_to_search(c.scope, a);
-  // Plain words as the command line takes them: punctuation is text, never syntax.
-  SearchQuery q = plain_search(a.string("query"));
-  if (q.match.empty() && q.substrings.empty())
-    throw ToolError("the query has no words to search for");
-  const int64_t limit = a.integer("limit"), until = date_ms(a, "until", true);
-  q.flavor = a.string("flavor");
-  q.since_ms = date_ms(a, "since", false);
-  q.limit = std::min<int64_t>(limit * 20, 1000);
+// The hits of `q` in each of `repos` (all repositories when empty), best first.
+std::vector<SearchHit> search_repos(Store& store, SearchQuery q,
+                                    const std::vector<std::string>& repos) {
   std::vector<SearchHit> hits;
   try {
     for (const auto& repo : repos.empty() ? std::vector<std::string>{""} : repos) {
       q.repo = repo;
-      auto found = search(c.store, q);
+      auto found = search(store, q);
       hits.insert(hits.end(), found.begin(), found.end());
     }
   } catch (const SearchSyntaxError& e) {
@@ -225,6 +216,22 @@ json::object search_sessions(const ToolContext& c, const Arguments& a) {
   }
   std::stable_sort(hits.begin(), hits.end(),
                    [](const SearchHit& x, const SearchHit& y) { return x.rank < y.rank; });
+  return hits;
+}
+
+json::object hit_brief(const SearchHit& h) {
+  const std::string ts = iso8601(h.ts_ms);
+  return {{"seq", h.seq >= 0 ? json::value(h.seq) : json::value(nullptr)},
+          {"kind", h.kind},
+          {"tool", h.tool.empty() ? json::value(nullptr) : json::value(h.tool)},
+          {"ts", ts.empty() ? json::value(nullptr) : json::value(ts)},
+          {"snippet", h.snippet}};
+}
+
+// Hits (best first) gathered under their sessions: at most `limit` sessions in the scope, each
+// with its first kHitsPerSession hits; hits after `until` (when not 0) left out.
+json::array sessions_of_hits(const ToolContext& c, const std::vector<SearchHit>& hits,
+                             int64_t limit, int64_t until) {
   const auto costs = session_costs(c.store);
   json::array sessions;
   std::map<std::string, std::size_t> index;  // session uid -> its entry
@@ -240,16 +247,27 @@ json::object search_sessions(const ToolContext& c, const Arguments& a) {
           {{"session", session_brief(*row, cost_of(costs, row->uid))}, {"hits", json::array()}});
     }
     auto& list = sessions[it->second].as_object()["hits"].as_array();
-    if (list.size() >= kHitsPerSession) continue;
-    list.push_back(
-        {{"seq", h.seq >= 0 ? json::value(h.seq) : json::value(nullptr)},
-         {"kind", h.kind},
-         {"tool", h.tool.empty() ? json::value(nullptr) : json::value(h.tool)},
-         {"ts", iso8601(h.ts_ms).empty() ? json::value(nullptr) : json::value(iso8601(h.ts_ms))},
-         {"snippet", h.snippet}});
+    if (list.size() < kHitsPerSession) list.push_back(hit_brief(h));
   }
-  return {
-      {"query", a.string("query")}, {"scope", c.scope.json()}, {"sessions", std::move(sessions)}};
+  return sessions;
+}
+
+// ---- the tools ----
+
+json::object search_sessions(const ToolContext& c, const Arguments& a) {
+  const auto repos = repos_to_search(c.scope, a);
+  // Plain words as the command line takes them: punctuation is text, never syntax.
+  SearchQuery q = plain_search(a.string("query"));
+  if (q.match.empty() && q.substrings.empty())
+    throw ToolError("the query has no words to search for");
+  const int64_t limit = a.integer("limit"), until = date_ms(a, "until", true);
+  q.flavor = a.string("flavor");
+  q.since_ms = date_ms(a, "since", false);
+  q.limit = std::min<int64_t>(limit * 20, 1000);
+  const auto hits = search_repos(c.store, std::move(q), repos);
+  return {{"query", a.string("query")},
+          {"scope", c.scope.json()},
+          {"sessions", sessions_of_hits(c, hits, limit, until)}};
 }
 
 json::object list_sessions(const ToolContext& c, const Arguments& a) {
@@ -290,24 +308,25 @@ json::object get_session(const ToolContext& c, const Arguments& a) {
   return summary_view(c.store, s, cost, r);
 }
 
-json::object session_usage(const ToolContext& c, const Arguments& a) {
-  const auto repos = repos_to_search(c.scope, a);
-  const std::string by = a.string("by"), flavor = a.string("flavor");
-  auto day_of = [&](const char* name, bool end) {
-    const int64_t ms = date_ms(a, name, end);
-    return ms == 0 ? std::string() : iso8601(ms).substr(0, 10);
-  };
-  const std::string since = day_of("since", false), until = day_of("until", true);
+// The UTC day (YYYY-MM-DD) of a date argument; empty when it is not given.
+std::string utc_day_argument(const Arguments& a, const char* name, bool end_of_day) {
+  const int64_t ms = date_ms(a, name, end_of_day);
+  return ms == 0 ? std::string() : iso8601(ms).substr(0, 10);
+}
+
+// Usage cells summed by the key session_usage groups on, and per model to tell which models
+// used tokens without a price.
+struct UsageTally {
+  std::string by;
   std::map<std::string, UsageLine> rows;
   std::map<std::string, std::pair<int64_t, double>> models;  // tokens, cost
   UsageLine total;
-  for (const auto& cell : usage_cells(c.store, since, until)) {
-    if (!c.scope.allows(cell.repo) || !repo_wanted(repos, cell.repo)) continue;
-    if (!flavor.empty() && cell.flavor != flavor) continue;
-    const std::string key = by == "model"    ? cell.model
-                            : by == "repo"   ? cell.repo
-                            : by == "flavor" ? cell.flavor
-                                             : cell.day;
+
+  void add(const UsageCell& cell) {
+    const std::string& key = by == "model"    ? cell.model
+                             : by == "repo"   ? cell.repo
+                             : by == "flavor" ? cell.flavor
+                                              : cell.day;
     rows[key] += cell.totals;
     total += cell.totals;
     auto& m = models[cell.model];
@@ -315,19 +334,40 @@ json::object session_usage(const ToolContext& c, const Arguments& a) {
                cell.totals.cache_read_tokens + cell.totals.cache_creation_tokens;
     m.second += cell.totals.cost_usd;
   }
-  json::array list, unpriced;
-  for (const auto& [key, line] : rows)
-    list.push_back(usage_json(key.empty() ? "(none)" : key, line));
-  for (const auto& [model, m] : models)
-    if (m.first > 0 && m.second == 0)
-      unpriced.emplace_back(model.empty() ? "(no model named)" : model);
-  return {{"by", by},
+
+  json::array rows_json() const {
+    json::array list;
+    for (const auto& [key, line] : rows)
+      list.push_back(usage_json(key.empty() ? "(none)" : key, line));
+    return list;
+  }
+
+  json::array unpriced_models() const {
+    json::array unpriced;
+    for (const auto& [model, m] : models)
+      if (m.first > 0 && m.second == 0)
+        unpriced.emplace_back(model.empty() ? "(no model named)" : model);
+    return unpriced;
+  }
+};
+
+json::object session_usage(const ToolContext& c, const Arguments& a) {
+  const auto repos = repos_to_search(c.scope, a);
+  const std::string flavor = a.string("flavor");
+  const std::string since = utc_day_argument(a, "since", false),
+                    until = utc_day_argument(a, "until", true);
+  UsageTally tally{a.string("by"), {}, {}, {}};
+  for (const auto& cell : usage_cells(c.store, since, until))
+    if (c.scope.allows(cell.repo) && repo_wanted(repos, cell.repo) &&
+        (flavor.empty() || cell.flavor == flavor))
+      tally.add(cell);
+  return {{"by", tally.by},
           {"scope", c.scope.json()},
           {"since", since.empty() ? json::value(nullptr) : json::value(since)},
           {"until", until.empty() ? json::value(nullptr) : json::value(until)},
-          {"rows", std::move(list)},
-          {"totals", usage_json("", total)},
-          {"unpriced_models", std::move(unpriced)},
+          {"rows", tally.rows_json()},
+          {"totals", usage_json("", tally.total)},
+          {"unpriced_models", tally.unpriced_models()},
           {"note",
            "Tokens per UTC day of each model call; cost as the primary digest priced it. "
            "Models in unpriced_models have no price and add nothing to cost_usd."}};

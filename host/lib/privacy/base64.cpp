@@ -8,6 +8,7 @@ namespace {
 
 constexpr std::string_view kAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr uint8_t kNotInAlphabet = 0xFF;  // a byte's value in the decoding table
 
 }  // namespace
 
@@ -27,10 +28,10 @@ std::string base64_encode(std::string_view bytes) {
 
 std::string base64_decode_lines(std::string_view text) {
   static const auto kValues = [] {
-    std::array<int8_t, 256> v{};
-    v.fill(-1);
+    std::array<uint8_t, 256> v{};
+    v.fill(kNotInAlphabet);
     for (std::size_t i = 0; i < kAlphabet.size(); ++i)
-      v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+      v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<uint8_t>(i);
     return v;
   }();
   std::string out;
@@ -41,8 +42,8 @@ std::string base64_decode_lines(std::string_view text) {
       held = 0;
       continue;
     }
-    const int value = kValues[static_cast<unsigned char>(c)];
-    if (value < 0) break;
+    const uint8_t value = kValues[static_cast<unsigned char>(c)];
+    if (value == kNotInAlphabet) break;
     bits = (bits << 6) | static_cast<uint32_t>(value);
     held += 6;
     if (held >= 8) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,6 +40,25 @@ class RulePrefilter {
   void candidates(std::string_view text, std::vector<int>& out) const;
 
  private:
+  using LiteralIds = std::map<std::string, unsigned>;  // literal: its Vectorscan id
+
+  // Building: the id of `text` as a literal, added (with no rules yet) when new.
+  unsigned literal_id(LiteralIds& ids, const std::string& text);
+  // Each rule's keywords and required strings as literals; returns the rules without keywords.
+  std::vector<int> add_rule_literals(const std::vector<Rule>& rules, LiteralIds& ids);
+  // The rules without keywords in a FilteredRE2, its atoms as literals too.
+  void filter_keywordless(const std::vector<Rule>& rules, const std::vector<int>& keywordless,
+                          LiteralIds& ids);
+  void compile_literals(const LiteralIds& ids);
+
+  // Matching: the ids of the literals `text` holds, in `hits` (cleared first).
+  void scan_literals(std::string_view text, std::vector<unsigned>& hits) const;
+  // The rules with keywords whose keywords and required strings are all among `hits`.
+  void add_keyword_rules(const std::vector<unsigned>& hits, std::vector<int>& out) const;
+  // The rules without keywords whose FilteredRE2 atoms are among `hits`.
+  void add_filtered_rules(std::string_view text, const std::vector<unsigned>& hits,
+                          std::vector<int>& out) const;
+
   std::size_t rule_count_;
   hs_database* literals_ = nullptr;               // owned; null when there are no literals
   std::vector<std::vector<int>> literal_rules_;   // literal id: the rules it is a keyword of

@@ -36,10 +36,13 @@ struct RetentionPlan {
 // calls it before it would evict un-analyzed data).
 using AnalyzeNow = std::function<int64_t()>;
 
+// A session written to within this long is still being written: its raw data stays.
+inline constexpr int64_t kQuietPeriodMs = int64_t{3600} * 1000;
+
 class Retention {
  public:
   Retention(Store& store, const RetentionConfig& config, int64_t now_ms,
-            int64_t quiet_period_ms = 3600 * 1000);
+            int64_t quiet_period_ms = kQuietPeriodMs);
 
   // The passes of §5.2 in order, without deleting anything. With `measure_when_needed` (a
   // sweep), the tiers are measured only when the file's used bytes exceed a cap: a tier cannot

@@ -56,6 +56,7 @@ bool order_events_by_time(Database& db, const std::string& session_uid) {
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return events[a].at < events[b].at; });
   std::vector<int64_t> seqs;  // the session's numbers, in their order
+  seqs.reserve(events.size());
   for (const auto& e : events) seqs.push_back(e.seq);
   std::sort(seqs.begin(), seqs.end());
   std::map<int64_t, int64_t> renumbered;  // old seq -> new seq

@@ -125,6 +125,34 @@ class Scanner {
   std::size_t pos_ = 0;
 };
 
+// At '[': scans the array, adding each element's span to `spans`; false when it is malformed.
+inline bool element_spans(Scanner& s, std::vector<Span>& spans) {
+  s.take('[');
+  if (s.take(']')) return true;
+  do {
+    s.skip_space();
+    const std::size_t begin = s.pos();
+    if (!s.value(1)) return false;
+    spans.push_back({begin, s.pos()});
+  } while (s.take(','));
+  return s.take(']');
+}
+
+// Scans the document's top-level object, adding the element spans of the first array under
+// `key` to `spans`; false when it is no object or is malformed.
+inline bool member_element_spans(Scanner& s, std::string_view key, std::vector<Span>& spans) {
+  if (!s.take('{')) return false;
+  if (s.take('}')) return true;
+  do {
+    std::string_view name;
+    s.skip_space();
+    if (!s.peek('"') || !s.string(&name) || !s.take(':')) return false;
+    const bool wanted = name == key && s.peek('[') && spans.empty();
+    if (wanted ? !element_spans(s, spans) : !s.value(1)) return false;
+  } while (s.take(','));
+  return s.take('}');
+}
+
 }  // namespace detail
 
 // The spans of the elements of the array under `key` in the document's top-level object, or of
@@ -136,33 +164,10 @@ inline std::optional<std::vector<Span>> array_elements(std::string_view doc,
                                                        std::string_view key = {}) {
   detail::Scanner s(doc);
   std::vector<Span> spans;
-  auto elements = [&]() {  // at '[': records each element's span
-    s.take('[');
-    if (s.take(']')) return true;
-    do {
-      s.skip_space();
-      const std::size_t begin = s.pos();
-      if (!s.value(1)) return false;
-      spans.push_back({begin, s.pos()});
-    } while (s.take(','));
-    return s.take(']');
-  };
-  if (key.empty()) {
-    if (!s.peek('[') || !elements()) return std::nullopt;
-    return s.at_end() ? std::optional(std::move(spans)) : std::nullopt;
-  }
-  if (!s.take('{')) return std::nullopt;
-  if (!s.take('}')) {
-    do {
-      std::string_view name;
-      s.skip_space();
-      if (!s.peek('"') || !s.string(&name) || !s.take(':')) return std::nullopt;
-      const bool wanted = name == key && s.peek('[') && spans.empty();
-      if (wanted ? !elements() : !s.value(1)) return std::nullopt;
-    } while (s.take(','));
-    if (!s.take('}')) return std::nullopt;
-  }
-  return s.at_end() ? std::optional(std::move(spans)) : std::nullopt;
+  const bool scanned = key.empty() ? s.peek('[') && detail::element_spans(s, spans)
+                                   : detail::member_element_spans(s, key, spans);
+  if (!scanned || !s.at_end()) return std::nullopt;
+  return spans;
 }
 
 // True when `doc` is one complete, well-formed JSON value (structure only).
