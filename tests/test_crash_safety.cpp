@@ -368,13 +368,15 @@ BOOST_AUTO_TEST_CASE(failed_and_short_writes_fail_the_sweep_truthfully_and_lose_
 
 // Failed fsyncs: opening the store syncs (exit 3, "disk I/O error", nothing stored); after that,
 // with WAL and synchronous = NORMAL, the store syncs on checkpoints only, where SQLite keeps
-// the WAL when a sync fails, so every commit stands and is counted. The next sweep ends with
-// the uninterrupted store.
+// the WAL when a sync fails, so every commit stands and is counted. A sweep of this corpus
+// leaves its WAL under the size that is checkpointed at close (Database::~Database), so the
+// later allowances may inject nothing; the counts must be true either way. The next sweep
+// ends with the uninterrupted store.
 BOOST_AUTO_TEST_CASE(failed_fsyncs_lose_nothing_and_the_counts_stay_true) {
   for (const std::string fault : {"fsync:0", "fsync:1", "fsync:2"}) {
     const std::string store = "fault-fsync-" + fault.substr(fault.find(':') + 1);
     const FaultedSweep faulted = sweep_with_fault(store, fault);
-    BOOST_TEST(faulted.faults > 0);
+    if (fault == "fsync:0") BOOST_TEST(faulted.faults > 0);
     const int64_t stored = stored_events(corpus().db(store));
     if (faulted.result.exit_code == 3) {  // the store could not be opened: nothing was stored
       BOOST_TEST(faulted.result.err.find("disk I/O error") != std::string::npos,

@@ -109,3 +109,16 @@ BOOST_AUTO_TEST_CASE(json_numbers_are_plain_decimals_rounded_to_a_millionth) {
   BOOST_TEST(to_pretty_json(json::parse(R"({"a":[1,2.5,1e-9],"b":{},"c":2.0})")) ==
              "{\n  \"a\": [\n    1,\n    2.5,\n    1e-09\n  ],\n  \"b\": {},\n  \"c\": 2.0\n}\n");
 }
+
+// A file name is bytes: JSON output stays parseable whatever they are, and a NUL (valid JSON
+// text, \u0000) is kept where invalid sequences become U+FFFD, in values and in keys.
+BOOST_AUTO_TEST_CASE(json_strings_are_valid_utf8_and_keep_nul) {
+  namespace json = boost::json;
+  const std::string name("a\xff\0b", 4);
+  json::object o;
+  o[name] = name;
+  const std::string text = to_json(o);
+  BOOST_TEST(text == "{\"a\xEF\xBF\xBD\\u0000b\":\"a\xEF\xBF\xBD\\u0000b\"}");
+  BOOST_TEST(json::parse(text).at(std::string_view("a\xEF\xBF\xBD\0b", 6)).as_string() ==
+             std::string_view("a\xEF\xBF\xBD\0b", 6));
+}

@@ -28,10 +28,18 @@ std::string exact_decimal(double value) {
 
 // A string as JSON text that is valid UTF-8 whatever its bytes: a file name is bytes, not text,
 // and one invalid byte would make the whole output unreadable to a JSON parser. Invalid
-// sequences become U+FFFD.
+// sequences become U+FFFD; a NUL is valid JSON (\u0000) and stays.
 std::string string_json(boost::json::string_view text) {
   if (is_valid_utf8(text)) return boost::json::serialize(text);
-  const std::string repaired = valid_utf8(text);
+  std::string repaired;
+  for (std::size_t from = 0;;) {
+    const std::size_t nul = text.find('\0', from);
+    repaired +=
+        valid_utf8(text.substr(from, nul == boost::json::string_view::npos ? nul : nul - from));
+    if (nul == boost::json::string_view::npos) break;
+    repaired += '\0';
+    from = nul + 1;
+  }
   return boost::json::serialize(boost::json::string_view(repaired));
 }
 
