@@ -647,6 +647,13 @@ BOOST_AUTO_TEST_CASE(team_commands_check_their_command_line_before_any_database)
   BOOST_TEST(grant.exit_code == 0, grant.err);
   BOOST_TEST(grant.out.find("helix_team_web") != std::string::npos, grant.out);
   BOOST_TEST(grant.out.find("bob") != std::string::npos, grant.out);
+  Run grant_json = s.helix("fleet grant --team web --member alice --json");
+  BOOST_TEST(grant_json.exit_code == 0, grant_json.err);
+  const auto granted = boost::json::parse(grant_json.out).as_object();
+  BOOST_TEST(granted.at("team").as_string() == "web");
+  BOOST_TEST(granted.at("members").as_array().size() == 1u);
+  BOOST_TEST(granted.at("admins").as_array().empty());
+  BOOST_TEST(granted.at("sql").as_string().find("helix_team_web") != std::string::npos);
   BOOST_TEST(s.helix("fleet --help").out.find("--connection") != std::string::npos);
   const std::pair<const char*, const char*> cases[] = {
       {"fleet", "fleet needs a subcommand: migrate or grant"},

@@ -124,6 +124,8 @@ BOOST_AUTO_TEST_CASE(the_schema_is_versioned_and_only_an_administrator_migrates_
   BOOST_TEST(first.err.find("cannot use its indexes") == std::string::npos, first.err);
   Run again = server.admin(admin);
   BOOST_TEST(again.out == "fleet schema: version 1, up to date\n", again.err);
+  Run as_json = server.admin(admin + " --json");
+  BOOST_TEST(as_json.out == "{\"from\":1,\"to\":1,\"search_indexed\":true}\n", as_json.err);
 
   Run pushed = host.helix("push");
   BOOST_TEST(pushed.exit_code == 0, pushed.err);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <csignal>
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <thread>
 
 using namespace helix;
@@ -180,6 +182,27 @@ BOOST_AUTO_TEST_CASE(polling_finds_appended_lines_too) {
   watch->kill();
   BOOST_TEST(test::read_file(dir / "io-store/stdout.txt").find("polling every 0.2 s (--poll)") !=
              std::string::npos);
+}
+
+// --jsonl: stdout is a stream of `sweep --json` objects, one per pass that stored something,
+// and nothing else (no "watch:" lines), so a program can follow it.
+BOOST_AUTO_TEST_CASE(jsonl_prints_each_pass_as_a_sweep_summary) {
+  auto watch = start("store", {"watch", "--jsonl", "--rescan", "600"});
+  BOOST_REQUIRE(eventually("store", [&](const auto& s) { return s.contains(kUid); }));
+  const int64_t before = stored("store").at(kUid);
+  append_prompt(project / (kClaude + ".jsonl"), kClaude);
+  BOOST_REQUIRE(eventually("store", [&](const auto& s) { return has(s, kUid, before + 1); }));
+  ::kill(watch->pid(), SIGTERM);
+  BOOST_REQUIRE(watch->wait_for(kPatience));
+  const test::HostResult& r = watch->wait();
+  BOOST_TEST(r.exit_code == 0, r.err);
+  std::istringstream lines(r.out);
+  std::vector<int64_t> added;
+  for (std::string line; std::getline(lines, line);)
+    added.push_back(boost::json::parse(line).at("events_added").as_int64());  // throws if not
+  BOOST_TEST_REQUIRE(added.size() >= 2u, r.out);  // the first pass, then the appended line
+  BOOST_TEST(added.front() > 1);
+  BOOST_TEST((std::find(added.begin() + 1, added.end(), 1) != added.end()), r.out);
 }
 
 BOOST_AUTO_TEST_CASE(sigterm_and_sigint_stop_it_cleanly) {

@@ -103,7 +103,12 @@ int migrate_command(const Config& config, const po::variables_map& vm) {
     throw UsageError(e.what());
   }
   const auto report = fleet_migrate(*db);
-  if (report.from == report.to)
+  if (vm.count("json"))
+    std::cout << to_json(boost::json::object{{"from", report.from},
+                                             {"to", report.to},
+                                             {"search_indexed", report.search_indexed}})
+              << "\n";
+  else if (report.from == report.to)
     std::cout << fmt::format("fleet schema: version {}, up to date\n", report.to);
   else
     std::cout << fmt::format("fleet schema: migrated from version {} to {}\n", report.from,
@@ -124,7 +129,16 @@ int grant_command(const po::variables_map& vm) {
   if (team.empty() && !vm.count("admin"))
     throw UsageError("fleet grant needs --team T (with --member LOGIN...) or --admin LOGIN");
   try {
-    std::cout << fleet_grant_sql(team, list("member"), list("admin"));
+    const std::string sql = fleet_grant_sql(team, list("member"), list("admin"));
+    if (vm.count("json"))
+      std::cout << to_json(boost::json::object{{"team", team.empty() ? boost::json::value(nullptr)
+                                                                     : boost::json::value(team)},
+                                               {"members", boost::json::value_from(list("member"))},
+                                               {"admins", boost::json::value_from(list("admin"))},
+                                               {"sql", sql}})
+                << "\n";
+    else
+      std::cout << sql;
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

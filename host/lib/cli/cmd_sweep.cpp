@@ -8,6 +8,7 @@
 #include "cli/cmd_sessions.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/sweep_summary.hpp"
 #include "cli/terminal.hpp"
 #include "store/sweep_lock.hpp"
 
@@ -59,8 +60,22 @@ void print_sweep_step(const SweepReport& r, const std::filesystem::path& db_file
   for (const auto& p : r.problems) print_message(p);
 }
 
-// The summary as one object (docs/schema.md, "sweep --json").
-boost::json::object report_json(const PipelineReport& report, const std::filesystem::path& file) {
+// Each --reparse name is a loaded adapter plugin's.
+void check_reparse_names(const PluginRegistry& registry, const std::vector<std::string>& names) {
+  for (const auto& name : names)
+    if (const PluginInfo* p = registry.find(name); !p || !p->adapter) {
+      std::vector<std::string> adapters;
+      for (const auto& a : registry.loaded())
+        if (a.adapter) adapters.push_back(a.name);
+      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded{}", name,
+                                   did_you_mean(name, adapters)));
+    }
+}
+
+}  // namespace
+
+boost::json::object sweep_summary_json(const PipelineReport& report,
+                                       const std::filesystem::path& file) {
   const SweepReport& s = report.sweep;
   boost::json::object warnings;
   for (const auto& [category, n] : s.warnings_by_category) warnings[category] = n;
@@ -107,20 +122,6 @@ boost::json::object report_json(const PipelineReport& report, const std::filesys
           {"problems", boost::json::value_from(s.problems)}};
 }
 
-// Each --reparse name is a loaded adapter plugin's.
-void check_reparse_names(const PluginRegistry& registry, const std::vector<std::string>& names) {
-  for (const auto& name : names)
-    if (const PluginInfo* p = registry.find(name); !p || !p->adapter) {
-      std::vector<std::string> adapters;
-      for (const auto& a : registry.loaded())
-        if (a.adapter) adapters.push_back(a.name);
-      throw UsageError(fmt::format("--reparse {}: no adapter plugin of that name is loaded{}", name,
-                                   did_you_mean(name, adapters)));
-    }
-}
-
-}  // namespace
-
 int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   auto vm = parse_command("sweep", args);
   SweepOptions options;
@@ -163,7 +164,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
     else if (!quiet)
       std::cout << "  " << push_step_line(*report.push) << "\n";
   }
-  if (json) std::cout << to_json(report_json(report, db_file)) << "\n";
+  if (json) std::cout << to_json(sweep_summary_json(report, db_file)) << "\n";
   const SweepReport& r = report.sweep;
   if (r.store_failures > 0) return kExitStoreFailed;
   return r.sources_quarantined + r.sources_still_quarantined > 0 ? kExitQuarantined : kExitOk;

@@ -429,8 +429,9 @@ int usage_blocks(const Globals& g, const po::variables_map& vm, Store& store,
 
 // "5h", "7d", "90m": a window's length as people say it ("-" when unknown).
 std::string window_length(int64_t minutes) {
+  constexpr int64_t kMinutesPerDay = int64_t{24} * 60;
   if (minutes <= 0) return "-";
-  if (minutes % (24 * 60) == 0) return fmt::format("{}d", minutes / (24 * 60));
+  if (minutes % kMinutesPerDay == 0) return fmt::format("{}d", minutes / kMinutesPerDay);
   if (minutes % 60 == 0) return fmt::format("{}h", minutes / 60);
   return fmt::format("{}m", minutes);
 }

@@ -1,9 +1,11 @@
 #include "cli/cmd_watch.hpp"
 
 #include "app/watch.hpp"
+#include "base/json_text.hpp"
 #include "cli/cmd_fleet.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/sweep_summary.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -12,6 +14,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -64,21 +67,16 @@ std::chrono::milliseconds seconds_option(const boost::program_options::variables
   return std::chrono::milliseconds(std::llround(s * 1000));
 }
 
-// One line per pass that stored or digested something; each problem once while it lasts (a
-// pass a second would otherwise repeat an orphaned source's line all day).
+// One line per pass that stored or digested something (`--jsonl`: its summary as one JSON
+// object, the `sweep --json` shape); each problem once while it lasts (a pass a second would
+// otherwise repeat an orphaned source's line all day).
 class PassPrinter {
  public:
-  explicit PassPrinter(bool quiet) : quiet_(quiet) {}
+  PassPrinter(bool quiet, bool jsonl, std::filesystem::path store)
+      : quiet_(quiet), jsonl_(jsonl), store_(std::move(store)) {}
   void operator()(const PipelineReport& report) {
     const SweepReport& s = report.sweep;
-    if (!quiet_ && (s.events_added > 0 || report.digest.sessions_digested > 0))
-      std::cout << fmt::format(
-                       "watch: {} events added from {} sources ({} sessions), {} sessions "
-                       "digested, in {:.2f} s\n",
-                       s.events_added, s.sources_seen - s.sources_unchanged,
-                       s.sessions_touched.size(), report.digest.sessions_digested,
-                       s.seconds + report.digest.seconds)
-                << std::flush;
+    if (!quiet_ && (s.events_added > 0 || report.digest.sessions_digested > 0)) print_pass(report);
     std::set<std::string> now(s.problems.begin(), s.problems.end());
     now.insert(report.digest.problems.begin(), report.digest.problems.end());
     if (report.push && !report.push->problem.empty()) now.insert(push_step_line(*report.push));
@@ -88,7 +86,21 @@ class PassPrinter {
   }
 
  private:
-  bool quiet_;
+  void print_pass(const PipelineReport& report) const {
+    const SweepReport& s = report.sweep;
+    if (jsonl_)
+      std::cout << to_json(sweep_summary_json(report, store_)) << "\n";
+    else
+      std::cout << fmt::format(
+          "watch: {} events added from {} sources ({} sessions), {} sessions digested, in "
+          "{:.2f} s\n",
+          s.events_added, s.sources_seen - s.sources_unchanged, s.sessions_touched.size(),
+          report.digest.sessions_digested, s.seconds + report.digest.seconds);
+    std::cout << std::flush;
+  }
+
+  bool quiet_, jsonl_;
+  std::filesystem::path store_;
   std::set<std::string> said_;
 };
 
@@ -101,6 +113,7 @@ int cmd_watch(const Globals& g, const std::vector<std::string>& args) {
   options.poll_interval = seconds_option(vm, "interval");
   options.rescan_interval = seconds_option(vm, "rescan");
   const bool quiet = vm.count("quiet") > 0;
+  const bool jsonl = vm.count("jsonl") > 0;  // stdout is the JSON stream: no other lines there
   Config config = load_configuration(g);
   PluginRegistry registry;
   load_plugins(registry, g, config);
@@ -109,13 +122,13 @@ int cmd_watch(const Globals& g, const std::vector<std::string>& args) {
     throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
   const auto db_file = store_file(g, config);
   StopSignals signals;
-  PassPrinter print_pass(quiet);
+  PassPrinter print_pass(quiet, jsonl, db_file);
   WatchEvents events{[&](const std::string& line) {
-                       if (!quiet) std::cout << "watch: " << line << "\n" << std::flush;
+                       if (!quiet && !jsonl) std::cout << "watch: " << line << "\n" << std::flush;
                      },
                      [&](const PipelineReport& report) { print_pass(report); }};
   run_watch(registry, config, db_file, options, events, stop_requested, signals.wake_fd());
-  if (!quiet) std::cout << "watch: stopped\n";
+  if (!quiet && !jsonl) std::cout << "watch: stopped\n";
   return kExitOk;
 }
 

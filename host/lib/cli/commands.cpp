@@ -54,6 +54,7 @@ void describe_sweep(CommandOptions& c) {
 
 void describe_watch(CommandOptions& c) {
   c.options.add_options()("quiet,q", "print only problems")(
+      "jsonl", "each pass that stored something as one JSON object (the sweep --json shape)")(
       "poll", "list the folders on a timer instead of following them with inotify")(
       "interval", po::value<double>()->default_value(1)->value_name("SECONDS"),
       "with --poll or without inotify: the time between two sweeps")(
@@ -220,7 +221,8 @@ void describe_fleet(CommandOptions& c) {
       "member", po::value<Values>()->composing()->value_name("LOGIN"),
       "grant: a login that pushes and reads for the team (repeatable)")(
       "admin", po::value<Values>()->composing()->value_name("LOGIN"),
-      "grant: a login that reads and writes every team (repeatable)");
+      "grant: a login that reads and writes every team (repeatable)")(
+      "json", "migrate: the versions as JSON; grant: the SQL and what it grants as JSON");
   c.positional.add("action", 1);
   c.choices["action"] = {"migrate", "grant"};
 }
