@@ -45,6 +45,13 @@ void print_refusals(const PluginRegistry& registry) {
     print_message(fmt::format("plugin {} refused: {}", r.path.string(), r.reason));
 }
 
+void load_adapter_plugins(PluginRegistry& registry, const Globals& g, const Config& config) {
+  load_plugins(registry, g, config);
+  print_refusals(registry);
+  if (registry.adapters().empty())
+    throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
+}
+
 Config load_configuration(const Globals& g) { return load_config(g.config_file); }
 
 std::filesystem::path store_file(const Globals& g, const Config& config) {

@@ -40,6 +40,9 @@ struct NotFound : std::runtime_error {
 // Loads --plugins directories, or the configured ones.
 void load_plugins(PluginRegistry& registry, const Globals& g, const Config& config);
 void print_refusals(const PluginRegistry& registry);
+// For the commands that read sources (sweep, watch): loads the plugins, prints the refused
+// ones, and fails with a usage error when no adapter is left to read anything.
+void load_adapter_plugins(PluginRegistry& registry, const Globals& g, const Config& config);
 
 // The configuration in effect: --config FILE, else the XDG file when present, else defaults.
 Config load_configuration(const Globals& g);

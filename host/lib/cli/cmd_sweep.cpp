@@ -129,10 +129,7 @@ int cmd_sweep(const Globals& g, const std::vector<std::string>& args) {
   if (vm.count("reparse")) options.reparse = vm["reparse"].as<std::vector<std::string>>();
   Config config = load_configuration(g);
   PluginRegistry registry;
-  load_plugins(registry, g, config);
-  print_refusals(registry);
-  if (registry.adapters().empty())
-    throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
+  load_adapter_plugins(registry, g, config);
   check_reparse_names(registry, options.reparse);
   auto db_file = store_file(g, config);
   SweepLock lock(db_file);

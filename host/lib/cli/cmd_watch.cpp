@@ -116,10 +116,7 @@ int cmd_watch(const Globals& g, const std::vector<std::string>& args) {
   const bool jsonl = vm.count("jsonl") > 0;  // stdout is the JSON stream: no other lines there
   Config config = load_configuration(g);
   PluginRegistry registry;
-  load_plugins(registry, g, config);
-  print_refusals(registry);
-  if (registry.adapters().empty())
-    throw UsageError("no adapter plugins loaded; pass --plugins DIR or set [plugins] dirs");
+  load_adapter_plugins(registry, g, config);
   const auto db_file = store_file(g, config);
   StopSignals signals;
   PassPrinter print_pass(quiet, jsonl, db_file);
