@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "host_process.hpp"
+#include "sample_home.hpp"
 #include "store_dump.hpp"
 #include "temp_dir.hpp"
 
@@ -52,10 +53,7 @@ struct Corpus {
   int64_t bytes = 0;
 
   Corpus() {
-    const std::string make =
-        fmt::format("{}/../../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR,
-                    HELIX_TEST_FIXTURE_DIR, home.string());
-    BOOST_REQUIRE(std::system(make.c_str()) == 0);
+    test::make_sample_home(home, dir / "xdg");
     std::vector<std::filesystem::path> originals;
     for (const auto& project : std::filesystem::directory_iterator(home / "claude/projects"))
       for (const auto& f : std::filesystem::directory_iterator(project))
@@ -76,11 +74,6 @@ struct Corpus {
     // The default quiet period for a final line without its newline (600 s): the lines a killed
     // sweep left behind its committed offset must not wait for it.
     test::write_file(config, "[sweep]\nchunk_bytes = \"16KiB\"\n");
-    ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
-    ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
-    ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
-    ::setenv("GEMINI_CLI_HOME", (home / "gemini").c_str(), 1);
-    ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
   }
 
   std::vector<std::string> args(const std::string& store, std::vector<std::string> command) const {

@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "host_process.hpp"
+#include "sample_home.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
@@ -32,15 +33,7 @@ struct Home {
   std::filesystem::path home = dir / "home";
 
   Home() {
-    const std::string make =
-        fmt::format("{}/../../scripts/make-sample-home {} {}", HELIX_TEST_FIXTURE_DIR,
-                    HELIX_TEST_FIXTURE_DIR, home.string());
-    BOOST_REQUIRE(std::system(make.c_str()) == 0);
-    ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
-    ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
-    ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
-    ::setenv("GEMINI_CLI_HOME", (home / "gemini").c_str(), 1);
-    ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
+    test::make_sample_home(home, dir / "xdg");
     ::unsetenv("GROK_HOOK_EVENT");
   }
 

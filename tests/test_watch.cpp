@@ -7,6 +7,7 @@
 
 #include "app/tree_watch.hpp"
 #include "host_process.hpp"
+#include "sample_home.hpp"
 #include "store/store.hpp"
 #include "temp_dir.hpp"
 
@@ -38,17 +39,7 @@ struct Home {
   std::filesystem::path project = home / "claude/projects/-src-experiments-claude_p";
   int lines_added = 0;
 
-  Home() {
-    const std::string make =
-        fmt::format("{}/../../scripts/make-sample-home {} {} >/dev/null", HELIX_TEST_FIXTURE_DIR,
-                    HELIX_TEST_FIXTURE_DIR, home.string());
-    BOOST_REQUIRE(std::system(make.c_str()) == 0);
-    ::setenv("CLAUDE_CONFIG_DIR", (home / "claude").c_str(), 1);
-    ::setenv("CODEX_HOME", (home / "codex").c_str(), 1);
-    ::setenv("GROK_HOME", (home / "grok").c_str(), 1);
-    ::setenv("GEMINI_CLI_HOME", (home / "gemini").c_str(), 1);
-    ::setenv("XDG_CONFIG_HOME", (dir / "xdg").c_str(), 1);
-  }
+  Home() { test::make_sample_home(home, dir / "xdg"); }
 
   std::vector<std::string> args(const std::string& store, std::vector<std::string> rest) const {
     std::vector<std::string> a{"--plugins", HELIX_TEST_PLUGIN_DIR, "--store",
