@@ -692,7 +692,10 @@ BOOST_AUTO_TEST_CASE(wrong_filter_values_are_errors_that_name_the_valid_ones) {
       {"usage --by wek", "did you mean 'week'"},
       {"export codex:01a2029b --format markdown", "md, html, json or jsonl"},
       {"hooks install claud", "did you mean 'claude'"},
-      {"--color sometimes sessions", "auto, always or never"}};
+      {"--color sometimes sessions", "auto, always or never"},
+      {"sessions --limit 0", "--limit must be at least 1"},
+      {"search hello --limit 0", "--limit must be at least 1"},
+      {"usage --limit -3", "--limit must be at least 1"}};
   for (const auto& [command, says] : cases) {
     BOOST_TEST_CONTEXT(command) {
       Run r = s.helix(command);

@@ -151,6 +151,13 @@ std::string checked_flavor(Store& store, const po::variables_map& vm) {
                                did_you_mean(flavor, valid)));
 }
 
+std::optional<int64_t> limit_option(const po::variables_map& vm) {
+  if (!vm.count("limit")) return std::nullopt;
+  const auto limit = vm["limit"].as<int64_t>();
+  if (limit < 1) throw UsageError("--limit must be at least 1");
+  return limit;
+}
+
 std::string repo_option(const po::variables_map& vm) {
   const std::string repo = option(vm, "repo");
   return repo == "." ? RepoResolver().repo_for(std::filesystem::current_path().string()) : repo;

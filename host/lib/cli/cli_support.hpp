@@ -81,6 +81,8 @@ TimeRange time_range(const boost::program_options::variables_map& vm, const Time
 // UsageError naming the valid ones and the closest. `--repo .` is the current directory's.
 std::string checked_flavor(Store& store, const boost::program_options::variables_map& vm);
 std::string checked_repo(Store& store, const boost::program_options::variables_map& vm);
+// --limit as given, or nullopt when it is not; a UsageError when it is below 1.
+std::optional<int64_t> limit_option(const boost::program_options::variables_map& vm);
 // --repo as given, '.' as the current directory's repository; not checked (for --fleet).
 std::string repo_option(const boost::program_options::variables_map& vm);
 // A UsageError when one of `options` is given with --fleet, whose database cannot answer it.

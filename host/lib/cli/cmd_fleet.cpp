@@ -214,10 +214,7 @@ SessionFilter fleet_session_filter(const po::variables_map& vm, const TimeZone& 
   const TimeRange range = time_range(vm, zone);
   filter.since_ms = range.since_ms;
   filter.until_ms = range.until_ms;
-  if (vm.count("limit")) {
-    filter.limit = vm["limit"].as<int64_t>();
-    if (filter.limit < 1) throw UsageError("--limit must be at least 1");
-  }
+  if (const auto limit = limit_option(vm)) filter.limit = *limit;
   filter.newest_first = true;  // as the local listing: --limit keeps the newest
   return filter;
 }
@@ -378,8 +375,7 @@ SearchQuery fleet_query(const Globals& g, const po::variables_map& vm, const std
   q.repo = repo_option(vm);
   if (vm.count("kind")) q.kind = vm["kind"].as<std::string>();
   q.since_ms = time_range(vm, TimeZone::from_option(g.timezone)).since_ms;
-  q.limit = vm["limit"].as<int64_t>();
-  if (q.limit < 1) throw UsageError("--limit must be at least 1");
+  q.limit = *limit_option(vm);  // it has a default
   const bool marked = g.style.color && !vm.count("json") && !vm.count("jsonl");
   q.mark_open = marked ? "\033[1;33m" : "";
   q.mark_close = marked ? "\033[0m" : "";

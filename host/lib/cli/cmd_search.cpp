@@ -103,7 +103,6 @@ void add_filters(SearchQuery& q, Store& store, const po::variables_map& vm, cons
   const TimeRange range = time_range(vm, zone);
   q.since_ms = range.since_ms;
   q.until_ms = range.until_ms;
-  if (sessions < 1) throw UsageError("--limit must be at least 1");
   q.limit = sessions * kHitsReadPerSession;
 }
 
@@ -184,7 +183,7 @@ int cmd_search(const Globals& g, const std::vector<std::string>& args) {
   if (vm.count("fleet")) return fleet_search(g, config, vm, text);
   Store store = open_store_for_reading(g, config);
   const TimeZone zone = TimeZone::from_option(g.timezone);
-  const int64_t sessions = vm["limit"].as<int64_t>();
+  const int64_t sessions = *limit_option(vm);  // it has a default
   add_filters(q, store, vm, zone, sessions);
   const bool json = vm.count("json") || vm.count("jsonl");
   q.mark_open = json ? "" : g.style.color ? "\033[1;33m" : "";

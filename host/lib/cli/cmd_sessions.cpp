@@ -224,10 +224,7 @@ int cmd_sessions(const Globals& g, const std::vector<std::string>& args) {
   const TimeRange range = time_range(vm, zone);
   filter.since_ms = range.since_ms;
   filter.until_ms = range.until_ms;
-  if (vm.count("limit")) {
-    filter.limit = vm["limit"].as<int64_t>();
-    if (filter.limit < 1) throw UsageError("--limit must be at least 1");
-  }
+  if (const auto limit = limit_option(vm)) filter.limit = *limit;
   filter.newest_first = true;  // --limit keeps the newest; --reverse then turns the list over
   std::vector<SessionRow> rows = store.sessions(filter);
   if (vm.count("reverse")) std::reverse(rows.begin(), rows.end());

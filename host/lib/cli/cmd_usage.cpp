@@ -579,8 +579,7 @@ int cmd_usage(const Globals& g, const std::vector<std::string>& args) {
   // The UTC days the range touches (exactly the range when it is whole UTC days).
   if (r.range.since_ms > 0) r.scope.since_day = utc_day(r.range.since_ms);
   if (r.range.until_ms != INT64_MAX) r.scope.until_day = utc_day(r.range.until_ms);
-  if (vm.count("limit") && vm["limit"].as<int64_t>() < 1)
-    throw UsageError("--limit must be at least 1");
+  (void)limit_option(vm);  // checked before any store is opened; each report reads it
   if (vm.count("fleet") && vm.count("limits"))
     throw UsageError("--limits reads this machine's store: it cannot be used with --fleet");
   if (vm.count("fleet")) return fleet_usage(g, config, vm, r);
